@@ -1,0 +1,43 @@
+# make run: serve the whole thing on the embedded SQLite default at http://127.0.0.1:8000
+# make test: install the test dependencies (and Debian's chromium) and run the whole suite
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
+MYSQL_URL ?= mysql://root@127.0.0.1:3306/test
+PYTEST_ARGS ?=
+
+.PHONY: run test install install-test chromium bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+run: install
+	$(BIN)/sathub serve
+
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: install-test chromium
+	@if pg_isready -q -h 127.0.0.1 2>/dev/null; then export SATHUB_TEST_POSTGRES_URL=$${SATHUB_TEST_POSTGRES_URL:-$(PG_URL)}; \
+	  else echo "PostgreSQL is not running: the PostgreSQL suite is skipped"; fi; \
+	if mariadb -uroot -h127.0.0.1 -e 'select 1' >/dev/null 2>&1; then export SATHUB_TEST_MYSQL_URL=$${SATHUB_TEST_MYSQL_URL:-$(MYSQL_URL)}; fi; \
+	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+bench: install-test
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache

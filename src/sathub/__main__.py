@@ -1,0 +1,3 @@
+from sathub.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Interface B: the HyperKitty-compatible archive read API."""

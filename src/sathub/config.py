@@ -1,0 +1,49 @@
+"""Settings from command-line flags and SATHUB_* environment variables."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from urllib.parse import urlsplit
+
+DEFAULT_DATABASE_URL = "sqlite:///var/sathub.db"
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str = DEFAULT_DATABASE_URL
+    # Public base URL: scheme, host and optional path prefix (e.g. https://www.amsat.org/status).
+    # Empty means: build links from each request and serve at the root.
+    base_url: str = ""
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    log_level: str = "info"
+    # Signs admin session cookies; shared by every process of a deployment.
+    secret_key: str = ""
+    # Optional deploy facts sent as X-AMSAT-API-Commit / X-AMSAT-API-Deployed-At.
+    commit: str = ""
+    deployed_at: str = ""
+    # Legacy form submissions allowed per client and minute (0 disables the limit).
+    submit_rate_per_minute: int = 30
+
+    @classmethod
+    def from_env(cls, environ: os._Environ | dict | None = None, **overrides) -> "Settings":
+        environ = os.environ if environ is None else environ
+        values = {}
+        for f in fields(cls):
+            raw = environ.get(f"SATHUB_{f.name.upper()}")
+            if raw is not None:
+                values[f.name] = int(raw) if f.type == "int" else raw
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        settings = cls(**values)
+        return replace(settings, base_url=settings.base_url.rstrip("/"))
+
+    def to_env(self) -> dict[str, str]:
+        """The environment that makes from_env() rebuild these settings (for worker processes)."""
+        return {f"SATHUB_{f.name.upper()}": str(getattr(self, f.name)) for f in fields(self)}
+
+    @property
+    def prefix(self) -> str:
+        """Path prefix of the public base URL, '' or '/something' without a trailing slash."""
+        return urlsplit(self.base_url).path.rstrip("/") if self.base_url else ""

@@ -1,0 +1,78 @@
+"""Database engines (SQLite embedded default, PostgreSQL for scale) and schema upgrades."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine, make_url
+
+metadata = sa.MetaData()
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+class DatabaseUnavailable(Exception):
+    """The database cannot be reached (connection refused, server down, file unreadable)."""
+
+
+def normalize_url(url: str) -> sa.URL:
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    elif parsed.drivername in ("mysql", "mariadb"):
+        parsed = parsed.set(drivername="mysql+pymysql")
+    return parsed
+
+
+def create_engine(url: str) -> Engine:
+    parsed = normalize_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(parsed, connect_args={"check_same_thread": False, "timeout": 10})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    connect_args = {"connect_timeout": 3} if parsed.get_backend_name() == "postgresql" else {}
+    # pre-ping drops connections that died while the server was away, so health recovers on its own.
+    return sa.create_engine(parsed, pool_size=10, max_overflow=20, pool_pre_ping=True,
+                            pool_timeout=10, connect_args=connect_args)
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+@contextlib.contextmanager
+def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
+    """A connection (in a transaction when write=True); a failure to connect becomes DatabaseUnavailable."""
+    try:
+        conn = engine.connect()
+    except sa.exc.DBAPIError as exc:
+        raise DatabaseUnavailable(str(exc.orig)) from exc
+    with conn:
+        if write:
+            with conn.begin():
+                yield conn
+        else:
+            yield conn
+
+
+def upgrade(engine: Engine) -> None:
+    """Create or migrate the schema to the newest revision."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "head")

@@ -1,0 +1,1 @@
+"""Interface A: the satellite status service."""

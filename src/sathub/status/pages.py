@@ -1,0 +1,5 @@
+"""Placeholder until this interface part lands: no routes yet."""
+
+
+def routes() -> list:
+    return []

@@ -1,0 +1,56 @@
+"""Interface A tables, as created by migration 0001 (queries use these; Alembic owns the DDL)."""
+
+import sqlalchemy as sa
+
+from sathub.db import metadata
+
+satellites = sa.Table(
+    "satellites", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("api_name", sa.String(255), nullable=False),
+    sa.Column("display_name", sa.String(255), nullable=False),
+    sa.Column("website", sa.String(255), nullable=False, server_default=""),
+)
+
+satellite_aliases = sa.Table(
+    "satellite_aliases", metadata,
+    sa.Column("alias", sa.String(255), primary_key=True),
+    sa.Column("satellite_id", sa.Integer, sa.ForeignKey("satellites.id", ondelete="CASCADE"),
+              nullable=False),
+)
+
+reports = sa.Table(
+    "reports", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(255), nullable=False),
+    sa.Column("day", sa.Date, nullable=False),
+    sa.Column("hour", sa.SmallInteger, nullable=False),
+    sa.Column("period", sa.SmallInteger, nullable=False),
+    sa.Column("callsign", sa.String(32), nullable=False),
+    sa.Column("report", sa.String(16), nullable=False),
+    sa.Column("grid_square", sa.String(8), nullable=True),
+    sa.Column("replaced_report", sa.String(16), nullable=True),
+)
+
+report_totals = sa.Table(
+    "report_totals", metadata,
+    sa.Column("name_key", sa.String(255), primary_key=True),
+    sa.Column("report_count", sa.Integer, nullable=False),
+    sa.Column("latest_day", sa.Date, nullable=False),
+    sa.Column("latest_hour", sa.SmallInteger, nullable=False),
+)
+
+users = sa.Table(
+    "users", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("username", sa.String(64), nullable=False, unique=True),
+    sa.Column("password", sa.String(255), nullable=False),
+    sa.Column("email", sa.String(255), nullable=False, server_default=""),
+)
+
+rate_limits = sa.Table(
+    "rate_limits", metadata,
+    sa.Column("client", sa.String(128), primary_key=True),
+    sa.Column("window_start", sa.Integer, nullable=False),
+    sa.Column("hits", sa.Integer, nullable=False),
+)

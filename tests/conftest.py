@@ -1,0 +1,81 @@
+"""Shared fixtures: every database-backed test runs on SQLite and, when
+SATHUB_TEST_POSTGRES_URL is set, on a fresh PostgreSQL database of its own."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from starlette.testclient import TestClient
+
+from sathub import db
+from sathub.app import create_app
+from sathub.config import Settings
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+SHARED_DATA = SHARED / "data"
+POSTGRES_URL = os.environ.get("SATHUB_TEST_POSTGRES_URL")
+
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
+    not POSTGRES_URL, reason="SATHUB_TEST_POSTGRES_URL not set"))]
+
+
+def fresh_postgres_database(base_url: str) -> tuple[str, callable]:
+    """Create an empty database on the server of base_url; returns its URL and a dropper."""
+    name = f"sathub_test_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(db.normalize_url(base_url), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    url = db.normalize_url(base_url).set(database=name).render_as_string(hide_password=False)
+
+    def drop() -> None:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
+
+    return url, drop
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def database_url(request, tmp_path_factory):
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('db') / 'sathub.db'}"
+        return
+    url, drop = fresh_postgres_database(POSTGRES_URL)
+    yield url
+    drop()
+
+
+@pytest.fixture(scope="session")
+def migrated_engine(database_url):
+    engine = db.create_engine(database_url)
+    db.upgrade(engine)
+    yield engine
+    engine.dispose()
+
+
+def empty_all_tables(engine) -> None:
+    with engine.begin() as conn:
+        for table in reversed(db.metadata.sorted_tables):
+            conn.execute(table.delete())
+
+
+@pytest.fixture
+def engine(migrated_engine):
+    """A migrated database with every table emptied before the test."""
+    empty_all_tables(migrated_engine)
+    return migrated_engine
+
+
+@pytest.fixture
+def settings(database_url):
+    return Settings(database_url=database_url, base_url="http://sathub.test", secret_key="test-secret")
+
+
+@pytest.fixture
+def client(engine, settings):
+    with TestClient(create_app(settings, engine=engine), base_url="http://sathub.test") as test_client:
+        yield test_client
