@@ -1,0 +1,76 @@
+"""Interface B tables, as created by migration 0002 (queries use these; Alembic owns the DDL).
+
+Dates are naive UTC datetimes with whole seconds. `emails.id` is the arrival order."""
+
+import sqlalchemy as sa
+
+from sathub.db import metadata
+
+mailing_lists = sa.Table(
+    "mailing_lists", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(254), nullable=False, unique=True),  # posting address, lowercase
+    sa.Column("display_name", sa.String(255), nullable=False, server_default=""),
+    sa.Column("description", sa.Text, nullable=True),
+    sa.Column("subject_prefix", sa.String(255), nullable=False, server_default=""),
+    sa.Column("archive_policy", sa.String(16), nullable=False, server_default="public"),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+)
+
+senders = sa.Table(
+    "senders", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("address", sa.String(254), nullable=False, unique=True),  # lowercase
+    sa.Column("mailman_id", sa.String(32), nullable=False, unique=True),
+)
+
+threads = sa.Table(
+    "threads", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("list_id", sa.Integer, sa.ForeignKey("mailing_lists.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("thread_id", sa.String(32), nullable=False),  # message_id_hash of the root
+    sa.Column("starting_email_id", sa.Integer, nullable=True),
+    sa.Column("subject", sa.Text, nullable=False, server_default=""),
+    sa.Column("date_active", sa.DateTime, nullable=False),  # date of the last email archived into it
+    sa.Column("emails_count", sa.Integer, nullable=False, server_default="0"),
+    sa.UniqueConstraint("list_id", "thread_id", name="threads_list_thread"),
+    sa.Index("threads_list_active", "list_id", "date_active", "thread_id"),
+)
+
+emails = sa.Table(
+    "emails", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("list_id", sa.Integer, sa.ForeignKey("mailing_lists.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("message_id", sa.String(254), nullable=False),  # cleaned, no angle brackets
+    sa.Column("message_id_hash", sa.String(32), nullable=False),
+    sa.Column("sender_id", sa.Integer, sa.ForeignKey("senders.id"), nullable=False),
+    sa.Column("sender_name", sa.Text, nullable=False),
+    sa.Column("subject", sa.Text, nullable=False),
+    sa.Column("content", sa.Text, nullable=False),
+    sa.Column("date", sa.DateTime, nullable=False),
+    sa.Column("archived_date", sa.DateTime, nullable=False),
+    sa.Column("in_reply_to", sa.String(254), nullable=True),  # cleaned parent Message-ID
+    sa.Column("parent_id", sa.Integer, nullable=True),  # emails.id of the parent once archived
+    sa.Column("thread_id", sa.Integer, sa.ForeignKey("threads.id"), nullable=True),
+    sa.Column("thread_order", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("thread_depth", sa.Integer, nullable=False, server_default="0"),
+    sa.UniqueConstraint("list_id", "message_id_hash", name="emails_list_hash"),
+    sa.Index("emails_thread_order", "thread_id", "thread_order"),
+    sa.Index("emails_sender_archived", "sender_id", "archived_date", "id"),
+    sa.Index("emails_list_archived", "list_id", "archived_date", "id"),
+    sa.Index("emails_list_in_reply_to", "list_id", "in_reply_to"),
+    sa.Index("emails_parent", "parent_id"),
+)
+
+attachments = sa.Table(
+    "attachments", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("email_id", sa.Integer, sa.ForeignKey("emails.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("counter", sa.Integer, nullable=False),
+    sa.Column("name", sa.String(255), nullable=False),
+    sa.Column("content_type", sa.String(255), nullable=False),
+    sa.Column("encoding", sa.String(64), nullable=True),  # declared charset, not transfer encoding
+    sa.Column("size", sa.Integer, nullable=False),
+    sa.Column("content", sa.LargeBinary, nullable=False),
+    sa.UniqueConstraint("email_id", "counter", name="attachments_email_counter"),
+)
