@@ -207,7 +207,7 @@ def admin_add_user(name, email, database_url) -> None:
     """Create (or reset the password of) administrator NAME.
 
     The password comes from SATHUB_ADMIN_PASSWORD, else it is asked on the terminal."""
-    from sathub.status import store
+    from sathub.status import passwords, store
 
     password = os.environ.get("SATHUB_ADMIN_PASSWORD")
     if not password:
@@ -217,7 +217,7 @@ def admin_add_user(name, email, database_url) -> None:
     if len(password) < 8:
         raise click.ClickException("Use at least 8 characters.")
     with db.connect(engine_for(database_url), write=True) as conn:
-        store.save_user(conn, name, password, email)
+        store.save_user(conn, name, passwords.hash_password(password), email)
     click.echo(f"Administrator {name} saved.")
 
 

@@ -35,6 +35,7 @@ def create_engine(url: str) -> Engine:
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = sa.create_engine(parsed, connect_args={"check_same_thread": False, "timeout": 10})
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
         return engine
     connect_args = {"connect_timeout": 3} if parsed.get_backend_name() == "postgresql" else {}
     # pre-ping drops connections that died while the server was away, so health recovers on its own.
@@ -43,12 +44,18 @@ def create_engine(url: str) -> Engine:
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    dbapi_connection.isolation_level = None  # transactions are begun by _sqlite_begin
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=10000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    # Writers take the write lock up front, so two processes never deadlock upgrading read locks.
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.info.get("write") else "BEGIN")
 
 
 @contextlib.contextmanager
@@ -59,11 +66,15 @@ def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
     except sa.exc.DBAPIError as exc:
         raise DatabaseUnavailable(str(exc.orig)) from exc
     with conn:
-        if write:
+        if not write:
+            yield conn
+            return
+        conn.info["write"] = True
+        try:
             with conn.begin():
                 yield conn
-        else:
-            yield conn
+        finally:
+            conn.info.pop("write", None)
 
 
 def upgrade(engine: Engine) -> None:

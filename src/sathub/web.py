@@ -6,6 +6,7 @@ import json
 from json.encoder import encode_basestring_ascii
 
 from starlette.requests import Request
+from starlette.routing import Route
 
 from sathub.config import Settings
 
@@ -105,3 +106,10 @@ def php_compact_json(value) -> bytes:
     """PHP json_encode() defaults: no whitespace, \\uXXXX escapes, every '/' written as '\\/'."""
     # '/' never occurs in JSON syntax outside strings, so a global replace only touches strings.
     return json.dumps(value, separators=(",", ":")).replace("/", "\\/").encode()
+
+
+def route(path: str, endpoint) -> Route:
+    """A route that hands every method to its endpoint, which answers OPTIONS and 405 itself."""
+    answer = Route(path, endpoint)
+    answer.methods = None
+    return answer

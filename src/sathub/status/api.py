@@ -1,0 +1,231 @@
+"""The /api/v1 JSON endpoints: catalog, reports (GET, POST), summary, statuses, health, openapi, index.
+
+Handlers parse with the pure rules, ask the store for one query's worth of rows, and serialize."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from importlib import resources
+from urllib.parse import quote
+
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from sathub.db import connect
+from sathub.status import rules, store, submission, times
+from sathub.status.responses import API_VERSION, ApiError, endpoint, envelope, invalid_parameter
+from sathub.web import engine_of, route, settings_of, site_url
+
+OPENAPI = resources.files("sathub.status") / "openapi.json"
+
+
+def api_base(request: Request) -> str:
+    return f"{site_url(request)}/api/v1"
+
+
+def encode_name(name: str) -> str:
+    """PHP rawurlencode: only A-Z a-z 0-9 - _ . ~ stay literal."""
+    return quote(name, safe="-_.~")
+
+
+def reports_link(request: Request, name: str) -> str:
+    return f"{api_base(request)}/reports.php?name={encode_name(name)}"
+
+
+def query_text(request: Request, name: str) -> str | None:
+    """A string parameter: trimmed, and absent when empty (2.5)."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    return rules.php_trim(raw) or None
+
+
+def query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
+    """An integer parameter: default when absent or empty, 400 when not numeric, else clamped."""
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    value = rules.php_int(raw)
+    if value is None:
+        raise invalid_parameter(name, raw)
+    return rules.clamp(value, low, high)
+
+
+def window_since(hours: int, since_text: str | None = None) -> tuple[str, store.Window]:
+    now = times.utc_now()
+    if since_text is None:
+        since = now - timedelta(hours=hours)
+    else:
+        since = times.parse_timestamp(since_text, now)
+        if since is None:
+            raise ApiError(400, "invalid_since", "Parameter 'since' must be a valid timestamp.", None)
+    return times.iso_z(since), times.first_included_hour(since)
+
+
+def report_read_form(row) -> dict:
+    return {
+        "id": row.id,
+        "name": row.name,
+        "satellite_display_name": row.satellite_display_name,
+        "reported_time": times.read_form_time(row.day, row.hour),
+        "callsign": row.callsign,
+        "report": row.report,
+        "grid_square": row.grid_square,
+        "period": row.period,
+    }
+
+
+@endpoint("GET")
+async def catalog(request: Request) -> Response:
+    name = query_text(request, "name")
+    with_stats = rules.query_bool(request.query_params.get("include_stats"))
+    with connect(engine_of(request)) as conn:
+        rows = store.catalog(conn, name, with_stats)
+    if name is not None and not rows:
+        raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
+    base = api_base(request)
+    data = []
+    for row in rows:
+        encoded = encode_name(row.api_name)
+        item = {"id": row.id, "name": row.api_name, "display_name": row.display_name,
+                "website": row.website,
+                "links": {"self": f"{base}/catalog.php?name={encoded}",
+                          "reports": f"{base}/reports.php?name={encoded}"}}
+        if with_stats:
+            item["report_count"] = row.report_count or 0
+            item["latest_reported_time"] = (times.read_form_time(row.latest_day, row.latest_hour)
+                                            if row.latest_day else None)
+        data.append(item)
+    return envelope(request, {"data": data, "meta": {"count": len(data)}})
+
+
+@endpoint("GET", "POST")
+async def reports_endpoint(request: Request) -> Response:
+    if request.method == "POST":
+        return await create_report(request)
+    return search_reports(request)
+
+
+def search_reports(request: Request) -> Response:
+    with connect(engine_of(request)) as conn:
+        hours = query_int(request, "hours", 72, 1, 720)
+        limit = query_int(request, "limit", 100, 1, 500)
+        names: tuple[str, ...] = ()
+        if (name := query_text(request, "name")) is not None:
+            matches = store.catalog(conn, name)
+            if not matches:
+                raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
+            names = (name, *(row.api_name for row in matches))
+        since, window = window_since(hours, query_text(request, "since"))
+        grid = None
+        if (grid_text := query_text(request, "grid_square")) is not None:
+            grid = rules.parse_grid(grid_text)
+            if grid is None:
+                raise ApiError(400, "invalid_grid_square", "Parameter 'grid_square' must be a Maidenhead locator.")
+        report = None
+        if (status_text := query_text(request, "status")) is not None:
+            report = rules.normalize_report(status_text)
+            if report is None:
+                raise ApiError(400, "invalid_status", "Parameter 'status' must be a supported report value.")
+        callsign = query_text(request, "callsign")
+        rows = store.search_reports(conn, window=window, limit=limit, names=names,
+                                    callsign=callsign.upper() if callsign else None,
+                                    grid_square=grid, report=report)
+    data = [report_read_form(row) for row in rows]
+    return envelope(request, {"data": data, "meta": {"count": len(data), "limit": limit,
+                                                     "since": since, "hours": hours}})
+
+
+async def create_report(request: Request) -> Response:
+    fields = await submission.request_fields(request)
+    with connect(engine_of(request), write=True) as conn:
+        accepted = submission.validate_api(fields, conn, times.utc_now())
+        stored = store.insert_or_replace_report(conn, **accepted.row())
+    link = reports_link(request, accepted.name)
+    body = {
+        "data": {"id": stored.id, "name": accepted.name, "reported_time": times.iso_z(accepted.instant),
+                 "callsign": accepted.callsign, "report": accepted.report,
+                 "grid_square": accepted.grid_square, "replaced_count": stored.replaced_count},
+        "links": {"satellite_reports": link},
+    }
+    return envelope(request, body, status=201, headers={"Location": link})
+
+
+@endpoint("GET")
+async def summary(request: Request) -> Response:
+    with connect(engine_of(request)) as conn:
+        hours = query_int(request, "hours", 24, 1, 720)
+        _, window = window_since(hours)
+        rows = store.summary(conn, window)
+    data = [{"name": row.name, "satellite_display_name": row.satellite_display_name, "report": row.report,
+             "report_count": row.report_count,
+             "latest_reported_time": times.read_form_time_of_key(row.latest)}
+            for row in rows]
+    return envelope(request, {"data": data, "meta": {"hours": hours, "count": len(data)}})
+
+
+@endpoint("GET")
+async def statuses(request: Request) -> Response:
+    data = [{"value": value, "label": rules.STATUS_LABELS[value]} for value in rules.REPORT_VALUES]
+    return envelope(request, {"data": data, "meta": {"count": len(data)}})
+
+
+@endpoint("GET")
+async def health(request: Request) -> Response:
+    with connect(engine_of(request)) as conn:
+        try:
+            store.ping(conn)
+        except Exception as exc:  # connected, but the trivial query failed
+            raise ApiError(503, "database_unhealthy", "The database did not answer a health query.") from exc
+    return envelope(request, {"data": {"status": "ok", "version": API_VERSION,
+                                       "time": times.iso_z(times.utc_now())}})
+
+
+@endpoint("GET")
+async def openapi(request: Request) -> Response:
+    try:
+        document = OPENAPI.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ApiError(503, "openapi_spec_missing", "The OpenAPI document is missing.") from exc
+    prefix = settings_of(request).prefix
+    # Our servers[0].url carries the deployment prefix, so "try it out" works under /status.
+    document = document.replace('"url": "/api/v1"', f'"url": "{prefix}/api/v1"', 1)
+    return Response(document, headers={"Content-Type": "application/json; charset=utf-8",
+                                       "Cache-Control": "no-store"})
+
+
+async def index(request: Request) -> Response:
+    site, base = site_url(request), api_base(request)
+    text = f"""AMSAT Satellite Status API v{API_VERSION}
+
+Documentation: {site}/api/
+OpenAPI: {base}/openapi.php
+
+Primary endpoints:
+  GET  {base}/catalog.php
+  GET  {base}/reports.php?name=AO-91&hours=24
+  POST {base}/reports.php
+  GET  {base}/summary.php?hours=24
+  GET  {base}/statuses.php
+  GET  {base}/health.php
+
+Legacy compatibility:
+  GET  {base}/satellites.php
+  GET  {base}/sat_info.php?name=AO-91&hours=24
+"""
+    return PlainTextResponse(text, headers={"Content-Type": "text/plain; charset=utf-8"})
+
+
+def routes() -> list[Route]:
+    return [
+        route("/api/v1/", index),
+        route("/api/v1/index.php", index),
+        route("/api/v1/catalog.php", catalog),
+        route("/api/v1/reports.php", reports_endpoint),
+        route("/api/v1/summary.php", summary),
+        route("/api/v1/statuses.php", statuses),
+        route("/api/v1/health.php", health),
+        route("/api/v1/openapi.php", openapi),
+        route("/api/v1/openapi.json", openapi),
+    ]

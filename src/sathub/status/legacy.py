@@ -1,0 +1,52 @@
+"""The legacy bare-array endpoints that existing apps still call: satellites.php and sat_info.php.
+
+They answer 200 with an array for any name or hours value; only 405/503 use the envelope."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from sathub.db import connect
+from sathub.status import rules, store, times
+from sathub.status.responses import endpoint, legacy_array
+from sathub.web import engine_of, route
+
+
+@endpoint("GET")
+async def satellites(request: Request) -> Response:
+    with connect(engine_of(request)) as conn:
+        rows = store.catalog(conn)
+    return legacy_array(request, [{"id": row.id, "name": row.display_name, "html_element_name": row.api_name,
+                                   "website": row.website} for row in rows])
+
+
+def sat_info_hours(raw: str | None) -> int:
+    """Default 72; a numeric value is truncated and clamped to 1..96; anything else is 72."""
+    value = rules.php_int(raw) if raw is not None else None
+    return 72 if value is None else rules.clamp(value, 1, 96)
+
+
+@endpoint("GET")
+async def sat_info(request: Request) -> Response:
+    name = rules.php_trim(request.query_params.get("name") or "")
+    if not name:
+        return legacy_array(request, [])  # no database needed, so this works while it is down
+    hours = sat_info_hours(request.query_params.get("hours"))
+    window = times.first_included_hour(times.utc_now() - timedelta(hours=hours))
+    with connect(engine_of(request)) as conn:
+        rows = store.sat_info(conn, name, window)
+    # Old rows may hold a NULL grid; clients need a string (clients.md, item 3).
+    return legacy_array(request, [{"name": row.name, "reported_time": times.read_form_time(row.day, row.hour),
+                                   "callsign": row.callsign, "report": row.report,
+                                   "grid_square": row.grid_square or ""} for row in rows])
+
+
+def routes() -> list[Route]:
+    return [
+        route("/api/v1/satellites.php", satellites),
+        route("/api/v1/sat_info.php", sat_info),
+    ]

@@ -1,0 +1,179 @@
+"""Pure rules of interface A: report values, callsigns, grid squares, query values.
+
+No I/O here: every function is tested without a server (tests/status/test_rules.py).
+Section numbers refer to shared/spec/status-api.md."""
+
+from __future__ import annotations
+
+import math
+import re
+
+REPORT_VALUES = ("Heard", "Telemetry Only", "Not Heard", "Crew Active")
+
+STATUS_LABELS = {
+    "Heard": "Satellite active",
+    "Telemetry Only": "Telemetry or beacon only",
+    "Not Heard": "No signal",
+    "Crew Active": "ISS crew voice active",
+}
+
+_REPORT_ALIASES = {
+    "heard": "Heard", "active": "Heard", "satellite active": "Heard",
+    "telemetry only": "Telemetry Only", "telemetry": "Telemetry Only",
+    "telemetry/beacon only": "Telemetry Only", "beacon": "Telemetry Only",
+    "not heard": "Not Heard", "no signal": "Not Heard",
+    "crew active": "Crew Active", "iss crew active": "Crew Active",
+    "iss crew (voice) active": "Crew Active",
+}
+
+# Space, tab, LF, CR, NUL and vertical tab: what PHP's trim() removes.
+PHP_TRIM = " \t\n\r\0\x0b"
+
+
+def php_trim(text: str) -> str:
+    return text.strip(PHP_TRIM)
+
+
+def normalize_report(text: str) -> str | None:
+    """The canonical report value of an input (5.1), or None when it is not one."""
+    trimmed = php_trim(text)
+    canonical = _REPORT_ALIASES.get(trimmed.lower(), trimmed) if trimmed.isascii() else trimmed
+    return canonical if canonical in REPORT_VALUES else None
+
+
+# --- grid squares (5.3, and difference 15: extended locators keep their first 6 characters) ---
+
+_GRID = re.compile(r"[A-Ra-r]{2}[0-9]{2}(?:[A-Xa-x]{2}(?:[0-9]{2}(?:[A-Xa-x]{2})?)?)?")
+
+
+def normalize_grid(text: str) -> str:
+    """Characters 1-2 upper case, 3-4 unchanged, 5 and later lower case (after trimming)."""
+    text = php_trim(text)
+    return text[:2].upper() + text[2:4] + text[4:].lower()
+
+
+def parse_grid(text: str) -> str | None:
+    """The grid square to store for an input, or None when it is not a Maidenhead locator.
+
+    4 and 6 characters are kept; 8 and 10 (logging programs' station settings) keep their
+    first 6, the precision the service stores."""
+    grid = normalize_grid(text)
+    if not _GRID.fullmatch(grid) or not grid.isascii():
+        return None
+    return grid[:6]
+
+
+# --- callsigns (5.2) ---
+
+FORBIDDEN_CALLSIGN_CHARS = frozenset('\\"~`=<>|\'_+.,!@#$%^&*(){}[]')
+MAX_CALLSIGN = 14
+
+_LONG_FORMS = (
+    re.compile(r"i[0-9]{5}[A-Za-z]{2}"),  # Italian SWL numbers: lower-case i only
+    re.compile(r"NL[0-9]{5}", re.I),
+    re.compile(r"PA[0-9]{5}", re.I),
+    re.compile(r"ONL[0-9]{4,5}", re.I),
+    re.compile(r"OE[0-9]{4,8}", re.I),
+    re.compile(r"VK[0-9]F[A-Z]{3}", re.I),
+)
+_US_TOO_MANY_DIGITS = (
+    re.compile(r"[KW].*[0-9].*[0-9]", re.I),
+    re.compile(r"N[0-9].*[0-9]", re.I),
+    re.compile(r"N[A-KM-Z].*[0-9].*[0-9]", re.I),
+)
+_PM_DIGITS = re.compile(r"PM[0-9]{2}", re.I)
+
+
+def is_valid_component(piece: str) -> bool:
+    if not (4 <= len(piece) <= 10 and piece.isascii() and piece.isalnum()):
+        return False
+    if not any(c.isalpha() for c in piece) or not any(c.isdigit() for c in piece):
+        return False
+    if not piece[:3].upper().startswith("ONL") and not any(c.isdigit() for c in piece[:3]):
+        return False
+    if any(rule.match(piece) for rule in _US_TOO_MANY_DIGITS) or _PM_DIGITS.match(piece):
+        return False
+    return len(piece) <= 6 or any(form.fullmatch(piece) for form in _LONG_FORMS)
+
+
+def has_forbidden_char(callsign: str) -> bool:
+    return any(c in FORBIDDEN_CALLSIGN_CHARS for c in callsign)
+
+
+def is_valid_callsign(callsign: str) -> bool:
+    """Non-empty, no forbidden character, and at least one valid '-' or '/' separated piece."""
+    if not callsign or has_forbidden_char(callsign):
+        return False
+    return any(is_valid_component(piece) for piece in re.split(r"[-/]", callsign))
+
+
+def split_api_callsign(callsign: str, grid: str) -> tuple[str, str]:
+    """API normalization (5.2): upper-case, move a trailing grid into an empty grid field, truncate.
+
+    Returns (callsign, grid); validation is separate."""
+    callsign = php_trim(callsign).upper()
+    if not grid:
+        last = re.split(r"[-/]", callsign)[-1]
+        found = parse_grid(last)
+        if found:
+            grid = found
+            callsign = callsign[: len(callsign) - len(last)]
+            if callsign[-1:] in ("-", "/"):
+                callsign = callsign[:-1]
+    return callsign[:MAX_CALLSIGN], grid
+
+
+def split_form_callsign(callsign: str, grid: str) -> tuple[str, str]:
+    """Legacy form normalization (8.2): case kept; a grid after the callsign moves to an empty
+    grid field only when the callsign without it (and its delimiters) is itself valid."""
+    callsign = php_trim(callsign)
+    if not grid:
+        pieces = re.split(r"[-/]", callsign)
+        found = parse_grid(pieces[-1]) if len(pieces) >= 2 else None
+        rest = callsign[: len(callsign) - len(pieces[-1])].rstrip("-/")
+        if found and is_valid_callsign(rest):
+            return rest, found
+    return callsign, grid
+
+
+# --- query values (2.5) ---
+
+_PHP_NUMERIC = re.compile(r"[ \t\n\r\v\f]*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\n\r\v\f]*")
+
+
+def php_int(raw: str) -> int | None:
+    """A PHP numeric string truncated toward zero (saturating), or None when not numeric."""
+    if not _PHP_NUMERIC.fullmatch(raw):
+        return None
+    value = float(raw.strip())
+    if math.isinf(value):
+        return 2**63 - 1 if value > 0 else -(2**63)
+    return int(value)
+
+
+def clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(high, value))
+
+
+def query_bool(raw: str | None) -> bool:
+    return raw is not None and php_trim(raw).lower() in ("1", "true", "yes", "on")
+
+
+def php_intval(text: str) -> int:
+    """PHP intval() of a string: its leading integer part, 0 when there is none."""
+    match = re.match(r"[ \t\n\r\v\f]*([+-]?[0-9]+)", text)
+    return int(match.group(1)) if match else 0
+
+
+def period_of_minute(minute: int) -> int:
+    """Quarter of the hour; boundaries belong to the earlier quarter (15 -> 0, 30 -> 1, 45 -> 2)."""
+    if minute <= 15:
+        return 0
+    if minute <= 30:
+        return 1
+    if minute <= 45:
+        return 2
+    return 3
+
+
+PERIOD_LABELS = {0: ":00-:15", 1: ":16-:30", 2: ":31-:45", 3: ":46-:59"}
