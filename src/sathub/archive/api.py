@@ -1,5 +1,187 @@
-"""Placeholder until this interface part lands: no routes yet."""
+"""Interface B: the HyperKitty-compatible archive read API (spec/archive-api.md, archive-more.md).
+
+Each view parses its path, asks the store for rows and builds the objects; endpoint.py gives all
+of them the common behaviour. Every view is served under the three prefixes real deployments use."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy.engine import Connection, Row
+from starlette.routing import Route
+
+from sathub.archive import objects, store
+from sathub.archive.download import Download
+from sathub.archive.endpoint import AddSlash, Call, Endpoint, NotFound, View
+from sathub.archive.links import API_PREFIXES
+from sathub.archive.render import FORBIDDEN, NOT_FOUND, ApiError
+
+HASH = re.compile(r"[A-Z2-7]{32}")
+MAILMAN_ID = re.compile(r"[0-9a-f]{32}")
+# HyperKitty's route takes one `@` with something on each side; anything else is no route.
+LIST_ADDRESS = re.compile(r"[^@]+@[^@]+")
 
 
-def routes() -> list:
+def visible_list(conn: Connection, address: str, unknown: str = NOT_FOUND) -> Row:
+    """The public list at `address`, else 404 (`unknown` text) or 403 for a private one."""
+    mailing_list = store.find_list(conn, address)
+    if mailing_list is None:
+        raise ApiError(404, unknown)
+    if mailing_list.archive_policy == store.PRIVATE:
+        raise ApiError(403, FORBIDDEN)
+    return mailing_list
+
+
+def list_address(call: Call) -> str:
+    address = call.params["address"]
+    if not LIST_ADDRESS.fullmatch(address):
+        raise ApiError(404)
+    return address
+
+
+def get_index(call: Call) -> dict:
+    links, api = call.links, call.links.api
+    return {
+        "lists": links.lists(),
+        "tags": links.tags(),
+        "list": f"{api}list/{{list_address}}/",
+        "threads": f"{api}list/{{list_address}}/threads/",
+        "thread": f"{api}list/{{list_address}}/thread/{{thread_id}}/",
+        "thread_emails": f"{api}list/{{list_address}}/thread/{{thread_id}}/emails/",
+        "emails": f"{api}list/{{list_address}}/emails/",
+        "email": f"{api}list/{{list_address}}/email/{{message_id_hash}}/",
+        "sender_emails": f"{api}sender/{{mailman_id_or_address}}/emails/",
+    }
+
+
+def get_lists(call: Call):
+    with call.connect() as conn:
+        rows = store.public_lists(conn, call.page)
+        count = store.count_public_lists(conn) if call.page else None
+    return call.listing([objects.mailing_list(row, call.links) for row in rows], count, call.links.lists())
+
+
+def get_list(call: Call) -> dict:
+    address = list_address(call)
+    with call.connect() as conn:
+        mailing_list = visible_list(conn, address, "No MailingList matches the given query.")
+    return objects.mailing_list(mailing_list, call.links)
+
+
+def get_threads(call: Call):
+    address = list_address(call)
+    with call.connect() as conn:
+        mailing_list = visible_list(conn, address)
+        rows = store.list_threads(conn, mailing_list.id, call.page)
+        count = store.count_threads(conn, mailing_list.id) if call.page else None
+        around = (store.thread_neighbours(conn, mailing_list.id, rows[0].date_active, rows[-1].date_active)
+                  if rows else {})
+    name = mailing_list.name
+    results = [objects.thread(row, name, neighbours, call.links)
+               for row, neighbours in zip(rows, objects.page_neighbours(rows, around))]
+    return call.listing(results, count, call.links.threads(name))
+
+
+def get_thread(call: Call) -> dict:
+    address = list_address(call)
+    unknown = "No Thread matches the given query."
+    with call.connect() as conn:
+        mailing_list = visible_list(conn, address, unknown)
+        thread = store.find_thread(conn, mailing_list.id, call.params["thread_id"])
+        if thread is None:
+            raise ApiError(404, unknown)
+        around = store.thread_neighbours(conn, mailing_list.id, thread.date_active, thread.date_active)
+        people = store.participants(conn, thread.id)
+    [neighbours] = objects.page_neighbours([thread], around)
+    return objects.thread_detail(thread, mailing_list.name, neighbours, people, call.links)
+
+
+def get_thread_emails(call: Call):
+    address, thread_id = list_address(call), call.params["thread_id"]
+    with call.connect() as conn:
+        mailing_list = visible_list(conn, address)
+        if not HASH.fullmatch(thread_id):
+            raise ApiError(404)
+        thread = store.find_thread(conn, mailing_list.id, thread_id)
+        rows, children = [], {}
+        if thread is not None:
+            rows = store.thread_emails(conn, thread.id, call.page)
+            children = store.thread_children(conn, thread.id, rows)
+    name = mailing_list.name
+    return call.listing(objects.emails_of_list(rows, name, children, call.links),
+                        thread.emails_count if thread else 0, call.links.thread_emails(name, thread_id))
+
+
+def get_list_emails(call: Call):
+    address = list_address(call)
+    with call.connect() as conn:
+        mailing_list = visible_list(conn, address)
+        rows = store.list_emails(conn, mailing_list.id, call.page)
+        children = store.list_children(conn, mailing_list.id, rows)
+        count = store.count_list_emails(conn, mailing_list.id) if call.page else None
+    name = mailing_list.name
+    return call.listing(objects.emails_of_list(rows, name, children, call.links), count,
+                        call.links.list_emails(name))
+
+
+def get_email(call: Call) -> dict:
+    address = list_address(call)
+    unknown = "No Email matches the given query."
+    with call.connect() as conn:
+        mailing_list = visible_list(conn, address, unknown)
+        row = store.find_email(conn, mailing_list.id, call.params["message_id_hash"])
+        if row is None:
+            raise ApiError(404, unknown)
+        children = store.email_children(conn, row.id)
+        attachment_rows = store.email_attachments(conn, row.id)
+    return objects.email_detail(row, mailing_list.name, children, attachment_rows, call.links)
+
+
+def get_sender_emails(call: Call):
+    key = call.params["sender_key"]
+    if "@" not in key and not MAILMAN_ID.fullmatch(key):
+        raise ApiError(404)
+    with call.connect() as conn:
+        sender = store.find_sender(conn, key)
+        rows, children, count = [], {}, 0
+        if sender is not None:
+            rows = store.sender_emails(conn, sender.id, call.page)
+            children = store.sender_children(conn, sender.id, rows)
+            count = store.count_sender_emails(conn, sender.id) if call.page else None
+    return call.listing(objects.emails_of_sender(rows, sender, children, call.links) if sender else [],
+                        count, call.links.sender_emails(key.lower()))
+
+
+def get_tags(call: Call) -> list:
+    # Tags are labels set by web-UI users; an archive built by import has none. Not paginated.
     return []
+
+
+VIEWS = {
+    "": View("Archive API", "Links to the endpoints of the archive read API", get_index),
+    "lists/": View("Mailing List List", "List mailing-lists", get_lists),
+    "list/{address}/": View("Mailing List Detail", "Show a mailing-list", get_list),
+    "list/{address}/threads/": View("Thread List", "List threads", get_threads),
+    "list/{address}/thread/{thread_id}/": View("Thread Detail", "Show a thread", get_thread),
+    "list/{address}/thread/{thread_id}/emails/": View("Email List", "List emails", get_thread_emails),
+    "list/{address}/emails/": View("Email List", "List emails", get_list_emails),
+    # HyperKitty takes everything up to the last `/` as the hash (`email/<hash>/extra/` is unknown).
+    "list/{address}/email/{message_id_hash:path}/": View("Email Detail", "Show an email", get_email),
+    "sender/{sender_key}/emails/": View("Email List By Sender", "List emails by sender", get_sender_emails),
+    "tags/": View("Tag List", "List tags", get_tags),
+}
+
+
+def routes() -> list[Route]:
+    """Every view under each prefix, each with its slash-less twin (301), then a JSON 404 catch-all."""
+    add_slash, not_found = AddSlash(), NotFound()
+    result: list[Route] = []
+    for prefix in API_PREFIXES:
+        for pattern, view in VIEWS.items():
+            result.append(Route(prefix + pattern, Endpoint(view, prefix)))
+            result.append(Route((prefix + pattern)[:-1], add_slash))
+        result.append(Route(prefix + "{rest:path}", not_found))
+        web = prefix[: -len("api/")]
+        result.append(Route(web + "list/{address}/message/{message_id_hash}/attachment/{counter}/{filename}",
+                            Download()))
+    return result

@@ -1,0 +1,152 @@
+"""A small hand-built archive for the read API tests, inserted straight into the tables of tables.py.
+
+Lists: dev@example.org (public), other@example.org (public, one cross-post), private@example.org
+(private), quiet@example.org (archive_policy "never", no mail). X is A cross-posted to other.
+In dev:
+- "Welcome" thread: A (alice) ← B (bob), A ← C (zoë, dated before B), B ← D (alice), in thread
+  order A, C, B, D and arrival order A, B, C, D;
+- "Report" thread: E (bob), one email with two attachments;
+- "Tie one" / "Tie two": F and G, equal date_active (the next/prev tie rule);
+- "Late" thread: H, newest.
+Ids and hashes follow archive-api.md (computed here independently of the importer)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+
+from sathub.archive.tables import attachments, emails, mailing_lists, senders, threads
+
+BASE = "http://sathub.test"
+
+
+def message_id_hash(message_id: str) -> str:
+    return base64.b32encode(hashlib.sha1(message_id.encode()).digest()).decode()
+
+
+def mailman_id(address: str) -> str:
+    return uuid.uuid5(uuid.NAMESPACE_URL, "mailto:" + address.lower()).hex
+
+
+@dataclass(frozen=True)
+class Mail:
+    key: str
+    list_name: str
+    sender: str
+    sender_name: str
+    subject: str
+    date: datetime
+    parent: str | None = None
+    content: str = "Hello.\n"
+    copy_of: str | None = None  # the same message posted to another list
+
+    @property
+    def message_id(self) -> str:
+        return MAIL[self.copy_of].message_id if self.copy_of else f"{self.key.lower()}-msg@example.org"
+
+    @property
+    def hash(self) -> str:
+        return message_id_hash(self.message_id)
+
+
+def d(day: str) -> datetime:
+    return datetime.fromisoformat(day)
+
+
+LISTS = ["dev@example.org", "other@example.org", "private@example.org", "quiet@example.org"]
+POLICY = {"private@example.org": "private", "quiet@example.org": "never"}
+SENDERS = ["alice@example.org", "bob@example.net", "zoe@example.com"]
+
+# Arrival order (emails.id) is the order of this tuple; thread membership and order are below.
+MAILS = (
+    Mail("A", "dev@example.org", "alice@example.org", "Alice Liddell", "[dev] Welcome", d("2021-01-01 10:00:00")),
+    Mail("B", "dev@example.org", "bob@example.net", "bob@example.net", "Re: [dev] Welcome",
+         d("2021-01-02 09:00:00"), parent="A"),
+    Mail("C", "dev@example.org", "zoe@example.com", "Zoë Ünïcode", "Re: [dev] Welcome",
+         d("2021-01-01 12:00:00"), parent="A", content="Grüße — ça va ?\n"),
+    Mail("D", "dev@example.org", "alice@example.org", "Alice Liddell", "Re: [dev] Welcome",
+         d("2021-01-03 08:30:00"), parent="B"),
+    Mail("E", "dev@example.org", "bob@example.net", "Bob", "[dev] Report", d("2021-02-01 00:00:00"),
+         content="See attached.\n"),
+    Mail("F", "dev@example.org", "alice@example.org", "Alice Liddell", "[dev] Tie one", d("2021-03-01 00:00:00")),
+    Mail("G", "dev@example.org", "bob@example.net", "Bob", "[dev] Tie two", d("2021-03-01 00:00:00")),
+    Mail("H", "dev@example.org", "zoe@example.com", "Zoë Ünïcode", "[dev] Late", d("2021-04-01 00:00:00")),
+    Mail("P", "private@example.org", "alice@example.org", "Alice Liddell", "Secret", d("2021-05-01 00:00:00")),
+    Mail("X", "other@example.org", "alice@example.org", "Alice Liddell", "[dev] Welcome", d("2021-01-01 10:00:00"),
+         copy_of="A"),
+)
+# Thread roots and the thread order of their members.
+THREADS = {"A": ["A", "C", "B", "D"], "E": ["E"], "F": ["F"], "G": ["G"], "H": ["H"], "P": ["P"], "X": ["X"]}
+DEPTH = {"B": 1, "C": 1, "D": 2}
+ATTACHMENTS = [  # on E
+    {"counter": 2, "name": "report.html", "content_type": "text/html", "encoding": "gb2312",
+     "content": "<p>报告</p>".encode("gb2312")},
+    {"counter": 3, "name": "signature.asc", "content_type": "application/pgp-signature", "encoding": None,
+     "content": b"-----BEGIN PGP SIGNATURE-----\n"},
+]
+MAIL = {m.key: m for m in MAILS}
+CREATED = d("2020-06-01 12:00:00")
+
+
+def seed_archive(engine) -> dict[str, int]:
+    """Insert the archive above; returns the emails.id of each mail key."""
+    with engine.begin() as conn:
+        list_ids = {name: conn.execute(mailing_lists.insert().values(
+            name=name, display_name="", description=None, subject_prefix="",
+            archive_policy=POLICY.get(name, "public"), created_at=CREATED)).inserted_primary_key[0]
+            for name in LISTS}
+        sender_ids = {address: conn.execute(senders.insert().values(
+            address=address, mailman_id=mailman_id(address))).inserted_primary_key[0] for address in SENDERS}
+        ids: dict[str, int] = {}
+        for mail in MAILS:
+            ids[mail.key] = conn.execute(emails.insert().values(
+                list_id=list_ids[mail.list_name], message_id=mail.message_id, message_id_hash=mail.hash,
+                sender_id=sender_ids[mail.sender], sender_name=mail.sender_name, subject=mail.subject,
+                content=mail.content, date=mail.date, archived_date=mail.date,
+                in_reply_to=MAIL[mail.parent].message_id if mail.parent else None,
+                parent_id=ids[mail.parent] if mail.parent else None,
+                thread_depth=DEPTH.get(mail.key, 0))).inserted_primary_key[0]
+        for root, members in THREADS.items():
+            last_arrival = max(members, key=lambda key: ids[key])
+            thread_pk = conn.execute(threads.insert().values(
+                list_id=list_ids[MAIL[root].list_name], thread_id=MAIL[root].hash, starting_email_id=ids[root],
+                subject=MAIL[root].subject, date_active=MAIL[last_arrival].date,
+                emails_count=len(members))).inserted_primary_key[0]
+            for order, key in enumerate(members):
+                conn.execute(emails.update().where(emails.c.id == ids[key]).values(
+                    thread_id=thread_pk, thread_order=order))
+        for attachment in ATTACHMENTS:
+            conn.execute(attachments.insert().values(email_id=ids["E"], size=len(attachment["content"]),
+                                                     **attachment))
+    return ids
+
+
+def api(path: str = "", prefix: str = "/archive/api/") -> str:
+    """Absolute link as the API writes it under the test base URL."""
+    return f"{BASE}{prefix}{path}"
+
+
+def email_link(key: str, suffix: str = "", prefix: str = "/archive/api/") -> str:
+    mail = MAIL[key]
+    return api(f"list/{mail.list_name}/email/{mail.hash}/{suffix}", prefix)
+
+
+def thread_link(root: str, suffix: str = "", prefix: str = "/archive/api/") -> str:
+    mail = MAIL[root]
+    return api(f"list/{mail.list_name}/thread/{mail.hash}/{suffix}", prefix)
+
+
+def count_statements(engine):
+    """A list that collects every SQL statement the engine runs while it is attached; detach()."""
+    statements: list[str] = []
+
+    def collect(conn, cursor, statement, parameters, context, executemany):
+        statements.append(statement)
+
+    sa.event.listen(engine, "before_cursor_execute", collect)
+    return statements, lambda: sa.event.remove(engine, "before_cursor_execute", collect)
