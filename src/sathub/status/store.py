@@ -22,6 +22,12 @@ _with_catalog = reports.outerjoin(satellites, sa.func.lower(satellites.c.api_nam
 _newest_first = (reports.c.day.desc(), reports.c.hour.desc(), reports.c.period.desc(), reports.c.id.desc())
 
 
+def db_text(text: str) -> str:
+    """User text as every backend can bind it: PostgreSQL text cannot hold NUL, so it becomes
+    U+FFFD (which no name, callsign or grid contains, so matching is unchanged)."""
+    return text.replace("\x00", "\ufffd")
+
+
 def _insert(conn: Connection):
     return postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
 
@@ -34,8 +40,8 @@ def _in_window(window: Window):
 def _hour_key(conn: Connection, day, hour):
     """A text that sorts like (day, hour), for max() over both."""
     if conn.dialect.name == "postgresql":
-        return sa.func.to_char(day, "YYYY-MM-DD") + sa.func.lpad(sa.cast(hour, sa.Text), 2, "0")
-    return sa.cast(day, sa.Text) + sa.func.printf("%02d", hour)
+        return sa.func.to_char(day, "YYYY-MM-DD").op("||")(sa.func.lpad(sa.cast(hour, sa.Text), 2, "0"))
+    return sa.cast(day, sa.Text).op("||")(sa.func.printf("%02d", hour))
 
 
 def ping(conn: Connection) -> None:
@@ -58,7 +64,7 @@ def catalog(conn: Connection, name: str | None = None, with_stats: bool = False)
         columns += [report_totals.c.report_count, report_totals.c.latest_day, report_totals.c.latest_hour]
     query = sa.select(*columns).select_from(source)
     if name is not None:
-        key = name.lower()
+        key = db_text(name.lower())
         query = query.where(sa.or_(sa.func.lower(satellites.c.api_name) == key,
                                    sa.func.lower(satellites.c.display_name) == key))
     query = query.order_by(sa.func.lower(satellites.c.display_name), satellites.c.id)
@@ -68,7 +74,7 @@ def catalog(conn: Connection, name: str | None = None, with_stats: bool = False)
 def resolve_api_name(conn: Connection, name: str, *, display_names: bool = True) -> str | None:
     """The API name a submission's satellite name stores under, case-insensitively: an API name,
     a display name (not on the legacy form, which passes display_names=False) or a retired alias."""
-    key = name.lower()
+    key = db_text(name.lower())
     matches = [sa.func.lower(satellites.c.api_name) == key]
     if display_names:
         matches.append(sa.func.lower(satellites.c.display_name) == key)
@@ -83,11 +89,11 @@ def load_catalog(conn: Connection, rows: list[dict]) -> int:
     """Insert or update entries keyed by API name (case-insensitive); returns how many were written."""
     written = 0
     for row in rows:
-        api_name = (row.get("name") or "").strip()
+        api_name = db_text((row.get("name") or "").strip())
         if not api_name:
             continue
-        values = {"display_name": (row.get("display_name") or api_name).strip(),
-                  "website": (row.get("website") or "").strip()}
+        values = {"display_name": db_text((row.get("display_name") or api_name).strip()),
+                  "website": db_text((row.get("website") or "").strip())}
         updated = conn.execute(satellites.update()
                                .where(sa.func.lower(satellites.c.api_name) == api_name.lower())
                                .values(**values)).rowcount
@@ -166,7 +172,7 @@ def insert_or_replace_report(conn: Connection, *, name: str, day: date, hour: in
 
     A replacement gets a new id, as upstream's delete-then-insert did."""
     insert = _insert(conn)
-    values = dict(name=name, day=day, hour=hour, period=period, callsign=callsign, report=report,
+    values = dict(name=name, day=day, hour=hour, period=period, callsign=db_text(callsign), report=report,
                   grid_square=grid_square, replaced_report=None)
     statement = insert(reports).values(**values)
     if conn.dialect.name == "postgresql":
@@ -209,7 +215,7 @@ def search_reports(conn: Connection, *, window: Window, limit: int, names: tuple
     if names:
         query = query.where(sa.func.lower(reports.c.name).in_(sorted({n.lower() for n in names})))
     if callsign is not None:
-        query = query.where(sa.func.upper(reports.c.callsign) == callsign.upper())
+        query = query.where(sa.func.upper(reports.c.callsign) == db_text(callsign.upper()))
     if grid_square is not None:
         query = query.where(reports.c.grid_square == grid_square)
     if report is not None:
@@ -221,7 +227,7 @@ def sat_info(conn: Connection, name: str, window: Window, limit: int = 100) -> l
     """The legacy endpoint's reports: matched on the stored name only, no catalog."""
     query = (sa.select(reports.c.name, reports.c.day, reports.c.hour, reports.c.callsign, reports.c.report,
                        reports.c.grid_square)
-             .where(sa.func.lower(reports.c.name) == name.lower(), _in_window(window))
+             .where(sa.func.lower(reports.c.name) == db_text(name.lower()), _in_window(window))
              .order_by(*_newest_first).limit(limit))
     return conn.execute(query).all()
 

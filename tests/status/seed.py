@@ -1,0 +1,33 @@
+"""Test data for interface A: upstream's test fixture catalog and report helpers."""
+
+from datetime import datetime, timedelta, timezone
+
+from sathub import db
+from sathub.status import store
+
+FIXTURE_CATALOG = [
+    {"name": "AO-91", "display_name": "AO-91 Mode U/v FM", "website": "https://www.amsat.org/ao-91/"},
+    {"name": "FO-29", "display_name": "FO-29", "website": ""},
+    {"name": "ISS-FM", "display_name": "ISS Voice Repeater", "website": "https://www.ariss.org/"},
+]
+
+
+def seed_catalog(engine, rows=FIXTURE_CATALOG, aliases=()) -> None:
+    with db.connect(engine, write=True) as conn:
+        store.load_catalog(conn, rows)
+        for alias, name in aliases:
+            assert store.add_alias(conn, alias, name) is None
+
+
+def hours_ago(hours: float, minute: int = 20) -> datetime:
+    then = datetime.now(timezone.utc) - timedelta(hours=hours)
+    return then.replace(minute=minute, second=0, microsecond=0)
+
+
+def store_report(engine, name, when: datetime, callsign="W1AW", report="Heard", grid="FN31"):
+    from sathub.status.rules import period_of_minute
+
+    with db.connect(engine, write=True) as conn:
+        return store.insert_or_replace_report(
+            conn, name=name, day=when.date(), hour=when.hour, period=period_of_minute(when.minute),
+            callsign=callsign, report=report, grid_square=grid)
