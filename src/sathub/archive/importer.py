@@ -1,0 +1,261 @@
+"""`sathub archive import`: archive files -> rows, streamed in batches of one transaction each.
+
+Idempotent and order-independent: a message already archived in the list (same Message-ID) is
+skipped, and threads are recomputed from reply links whatever the order of arrival, so a reply
+imported before its parent joins the parent's thread when the parent arrives. Each batch only
+reloads the threads it touches, so memory stays flat however large the archive."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from sathub.archive.ingest import ParsedEmail, default_mailman_id, message_id_hash, parse_email
+from sathub.archive.sources import RawMessage, Unreadable, read_archives
+from sathub.archive.tables import attachments, emails, mailing_lists, senders, threads
+from sathub.archive.thread_order import ArrangedThread, ThreadNode, arrange_threads
+
+BATCH_SIZE = 1000
+
+
+@dataclass
+class ImportSummary:
+    list_name: str
+    imported: int = 0
+    duplicates: int = 0
+    appended_pieces: int = 0  # body pieces cut at unescaped `From ` lines, joined back
+    skipped: Counter = field(default_factory=Counter)  # reason -> messages
+    seconds: float = 0.0
+
+    def describe(self) -> str:
+        rate = f" in {self.seconds:.1f} s" if self.seconds else ""
+        lines = [f"{self.list_name}: {self.imported} imported, {self.duplicates} duplicates skipped, "
+                 f"{sum(self.skipped.values())} skipped{rate}"]
+        if self.appended_pieces:
+            lines.append(f"  {self.appended_pieces} pieces of message bodies cut at unescaped 'From ' "
+                         "lines, appended to the message before them")
+        lines += [f"  skipped {count}: {reason}" for reason, count in sorted(self.skipped.items())]
+        return "\n".join(lines)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None, microsecond=0)
+
+
+def import_archive(engine: Engine, list_name: str, paths: Iterable[Path], *, private: bool = False,
+                   progress: bool = False, batch_size: int = BATCH_SIZE) -> ImportSummary:
+    """Import every message of `paths` into the list `list_name` (created when missing)."""
+    started = time.monotonic()
+    list_name = list_name.strip().lower()
+    # Committed before any email is written: a private list's mail is never visible, even mid-import.
+    list_id = ensure_list(engine, list_name, private=private)
+    summary = ImportSummary(list_name)
+    for batch in _parsed_batches(read_archives([Path(p) for p in paths]), summary, batch_size, progress):
+        _store(engine, list_id, batch, summary)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _parsed_batches(items: Iterator[RawMessage | Unreadable], summary: ImportSummary, batch_size: int,
+                    progress: bool) -> Iterator[list[ParsedEmail]]:
+    import_time = utc_now()  # the date of a message that has no date anywhere
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(unit=" msg", desc=summary.list_name, mininterval=0.5)
+    batch: list[ParsedEmail] = []
+    for item in items:
+        if bar is not None:
+            bar.update()
+        if isinstance(item, Unreadable):
+            summary.skipped[item.reason] += 1
+            continue
+        summary.appended_pieces += item.appended_pieces
+        try:
+            batch.append(parse_email(item.data, item.from_line, import_time))
+        except Exception as exc:  # noqa: BLE001 - one undecodable message must not stop the import
+            summary.skipped[f"cannot be decoded ({type(exc).__name__})"] += 1
+            continue
+        if len(batch) >= batch_size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+    if bar is not None:
+        bar.close()
+
+
+def _store(engine: Engine, list_id: int, batch: list[ParsedEmail], summary: ImportSummary) -> None:
+    """Write a batch in one transaction; if the database rejects it, retry message by message so
+    that only the offending message is skipped. A database that is down still stops the import."""
+    try:
+        with engine.begin() as conn:
+            imported, duplicates = write_batch(conn, list_id, batch)
+    except sa.exc.OperationalError:
+        raise
+    except (sa.exc.DBAPIError, sa.exc.StatementError) as exc:
+        if len(batch) == 1:
+            summary.skipped[f"rejected by the database ({type(getattr(exc, 'orig', exc)).__name__})"] += 1
+            return
+        for email in batch:
+            _store(engine, list_id, [email], summary)
+        return
+    summary.imported += imported
+    summary.duplicates += duplicates
+
+
+def ensure_list(engine: Engine, name: str, *, private: bool = False) -> int:
+    """The id of list `name`, created (public, or private with private=True) in its own transaction.
+    An existing list becomes private with private=True; it is never made public implicitly."""
+    with engine.begin() as conn:
+        row = conn.execute(sa.select(mailing_lists.c.id, mailing_lists.c.archive_policy)
+                           .where(mailing_lists.c.name == name)).first()
+        if row is None:
+            return conn.execute(mailing_lists.insert().returning(mailing_lists.c.id), {
+                "name": name, "archive_policy": "private" if private else "public", "created_at": utc_now(),
+            }).scalar_one()
+        if private and row.archive_policy != "private":
+            conn.execute(mailing_lists.update().where(mailing_lists.c.id == row.id)
+                         .values(archive_policy="private"))
+        return row.id
+
+
+def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tuple[int, int]:
+    """Insert the emails of `batch` not yet in the list and rethread what they touch.
+    Returns (imported, duplicates)."""
+    first_copies: dict[str, ParsedEmail] = {}
+    for email in batch:
+        first_copies.setdefault(email.message_id_hash, email)
+    archived = set(conn.scalars(sa.select(emails.c.message_id_hash).where(
+        emails.c.list_id == list_id, emails.c.message_id_hash.in_(list(first_copies)))))
+    new = [email for key, email in first_copies.items() if key not in archived]
+    if not new:
+        return 0, len(batch)
+    sender_ids = _sender_ids(conn, {email.sender_address for email in new})
+    ids = conn.scalars(emails.insert().returning(emails.c.id, sort_by_parameter_order=True), [{
+        "list_id": list_id, "message_id": email.message_id, "message_id_hash": email.message_id_hash,
+        "sender_id": sender_ids[email.sender_address], "sender_name": email.sender_name,
+        "subject": email.subject, "content": email.content, "date": email.date,
+        "archived_date": email.archived_date, "in_reply_to": email.in_reply_to,
+    } for email in new]).all()
+    attachment_rows = [{"email_id": email_id, "counter": a.counter, "name": a.name,
+                        "content_type": a.content_type, "encoding": a.encoding,
+                        "size": len(a.content), "content": a.content}
+                       for email_id, email in zip(ids, new) for a in email.attachments]
+    if attachment_rows:
+        conn.execute(attachments.insert(), attachment_rows)
+    rethread(conn, list_id, list(zip(ids, new)))
+    return len(new), len(batch) - len(new)
+
+
+def _sender_ids(conn: Connection, addresses: set[str]) -> dict[str, int]:
+    query = sa.select(senders.c.address, senders.c.id)
+    found = dict(iter(conn.execute(query.where(senders.c.address.in_(list(addresses))))))
+    missing = sorted(addresses - found.keys())
+    if missing:
+        insert_ignoring_conflicts(conn, senders, [
+            {"address": address, "mailman_id": default_mailman_id(address)} for address in missing])
+        found.update(iter(conn.execute(query.where(senders.c.address.in_(missing)))))
+    return found
+
+
+def insert_ignoring_conflicts(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
+    """INSERT ... ON CONFLICT DO NOTHING (another import may have created the same row)."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    conn.execute(insert(table).on_conflict_do_nothing(), rows)
+
+
+def rethread(conn: Connection, list_id: int, inserted: list[tuple[int, ParsedEmail]]) -> None:
+    """Link the new emails to their parents and their waiting replies, then recompute the
+    threads this touches (and only those): roots, thread rows, order and depth."""
+    parent_of: dict[int, int] = {}
+    touched: set[int] = set()  # threads.id of existing threads that change
+
+    references = {message_id_hash(email.in_reply_to) for _, email in inserted if email.in_reply_to}
+    archived = {row.message_id_hash: row for row in conn.execute(
+        sa.select(emails.c.id, emails.c.message_id_hash, emails.c.thread_id).where(
+            emails.c.list_id == list_id, emails.c.message_id_hash.in_(list(references))))} if references else {}
+    for email_id, email in inserted:
+        parent = archived.get(message_id_hash(email.in_reply_to)) if email.in_reply_to else None
+        if parent is not None and parent.id != email_id:
+            parent_of[email_id] = parent.id
+            if parent.thread_id is not None:
+                touched.add(parent.thread_id)
+
+    # Replies archived before these emails, waiting for them (new emails have no thread yet and
+    # were linked above).
+    new_by_message_id = {email.message_id: email_id for email_id, email in inserted}
+    for row in conn.execute(sa.select(emails.c.id, emails.c.in_reply_to, emails.c.thread_id).where(
+            emails.c.list_id == list_id, emails.c.parent_id.is_(None), emails.c.thread_id.is_not(None),
+            emails.c.in_reply_to.in_(list(new_by_message_id)))):
+        parent_of[row.id] = new_by_message_id[row.in_reply_to]
+        touched.add(row.thread_id)
+
+    nodes: dict[int, ThreadNode] = {}
+    before: dict[int, tuple] = {}  # email id -> (parent_id, thread row, order, depth) as stored
+    if touched:
+        for row in conn.execute(sa.select(
+                emails.c.id, emails.c.parent_id, emails.c.date, emails.c.message_id_hash, emails.c.thread_id,
+                emails.c.thread_order, emails.c.thread_depth).where(emails.c.thread_id.in_(list(touched)))):
+            nodes[row.id] = ThreadNode(row.id, parent_of.get(row.id, row.parent_id), row.date, row.message_id_hash)
+            before[row.id] = (row.parent_id, row.thread_id, row.thread_order, row.thread_depth)
+    subjects = {}
+    for email_id, email in inserted:
+        nodes[email_id] = ThreadNode(email_id, parent_of.get(email_id), email.date, email.message_id_hash)
+        subjects[email_id] = email.subject
+
+    arranged = arrange_threads(nodes.values())
+    _write_threads(conn, list_id, arranged, nodes, subjects, touched, before)
+
+
+def _write_threads(conn: Connection, list_id: int, arranged: list[ArrangedThread], nodes: dict[int, ThreadNode],
+                   subjects: dict[int, str], touched: set[int], before: dict[int, tuple]) -> None:
+    old_roots = [t.root.id for t in arranged if t.root.id not in subjects]
+    if old_roots:
+        subjects.update(iter(conn.execute(sa.select(emails.c.id, emails.c.subject)
+                                          .where(emails.c.id.in_(old_roots)))))
+    # A thread keeps its row while its root stays the root; merged-away threads lose theirs.
+    rows_by_thread_id = dict(iter(conn.execute(sa.select(threads.c.thread_id, threads.c.id)
+                                               .where(threads.c.id.in_(list(touched)))))) if touched else {}
+
+    def values(thread: ArrangedThread) -> dict:
+        return {"starting_email_id": thread.root.id, "subject": subjects[thread.root.id],
+                "date_active": nodes[thread.last_arrived_id].date, "emails_count": len(thread.emails)}
+
+    kept = [(thread, rows_by_thread_id.pop(thread.root.message_id_hash, None)) for thread in arranged]
+    created = [thread for thread, row_id in kept if row_id is None]
+    new_row_ids = iter(conn.scalars(threads.insert().returning(threads.c.id, sort_by_parameter_order=True), [
+        {"list_id": list_id, "thread_id": thread.root.message_id_hash, **values(thread)}
+        for thread in created]).all() if created else [])
+    updates, email_updates = [], []
+    for thread, row_id in kept:
+        if row_id is None:
+            row_id = next(new_row_ids)
+        else:
+            updates.append({f"new_{key}": value for key, value in values(thread).items()} | {"row_id": row_id})
+        for placement in thread.emails:
+            stored = (placement.parent_id, row_id, placement.order, placement.depth)
+            if before.get(placement.id) != stored:
+                email_updates.append({"email_id": placement.id, "new_parent_id": stored[0],
+                                      "new_thread_id": row_id, "new_order": stored[2], "new_depth": stored[3]})
+    if email_updates:
+        conn.execute(emails.update().where(emails.c.id == sa.bindparam("email_id")).values(
+            parent_id=sa.bindparam("new_parent_id"), thread_id=sa.bindparam("new_thread_id"),
+            thread_order=sa.bindparam("new_order"), thread_depth=sa.bindparam("new_depth")), email_updates)
+    if updates:
+        conn.execute(threads.update().where(threads.c.id == sa.bindparam("row_id")).values(
+            starting_email_id=sa.bindparam("new_starting_email_id"), subject=sa.bindparam("new_subject"),
+            date_active=sa.bindparam("new_date_active"), emails_count=sa.bindparam("new_emails_count")), updates)
+    if rows_by_thread_id:
+        conn.execute(threads.delete().where(threads.c.id.in_(list(rows_by_thread_id.values()))))

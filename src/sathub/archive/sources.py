@@ -1,0 +1,156 @@
+"""Raw messages out of archive files, streamed: mbox (plain, .gz, .bz2, .xz), pipermail monthly
+`.txt` archives (mbox without From-escaping), maildir folders, and folders of such files.
+
+Like Python's `mailbox.mbox` (the splitter HyperKitty uses), every line starting with `From `
+begins a message. In pipermail archives that also cuts bodies at unescaped `From ` lines; the
+piece that follows is the rest of the previous message, so it is appended to it
+(spec/archive-api.md, "Importing"). Such a piece is recognised by a header block without From,
+Date, Message-ID and Subject, or, for a patch pasted into a body, by the fixed separator line of
+`git format-patch` and no Message-ID."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+# A piece carrying none of these is not a message but the continuation of the previous one.
+MESSAGE_HEADERS = frozenset({b"from", b"date", b"message-id", b"subject"})
+_HEADER_LINE = re.compile(rb"^([!-9;-~]+)[ \t]*:")
+# `git format-patch` starts each patch with this line (a commit id and a fixed date).
+_FORMAT_PATCH_LINE = re.compile(rb"^From [0-9a-f]{40} Mon Sep 17 00:00:00 2001\r?\n?$")
+_OPENERS = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
+
+
+@dataclass(slots=True)
+class RawMessage:
+    data: bytes  # headers and body, without the From_ line
+    from_line: str | None  # the mbox separator line, when there was one
+    origin: str  # file (and message number) for messages in the summary
+    appended_pieces: int = 0  # pieces of its body that followed unescaped `From ` lines
+
+
+@dataclass(slots=True)
+class Unreadable:
+    """Something in an archive that holds no message (counted as skipped with this reason)."""
+    reason: str
+    origin: str
+
+
+def read_archives(paths: list[Path]) -> Iterator[RawMessage | Unreadable]:
+    for path in paths:
+        yield from read_path(Path(path))
+
+
+def read_path(path: Path) -> Iterator[RawMessage | Unreadable]:
+    if path.is_dir():
+        if (path / "cur").is_dir() or (path / "new").is_dir():
+            yield from read_maildir(path)
+        else:
+            for child in sorted(p for p in path.iterdir() if not p.name.startswith(".")):
+                yield from read_path(child)
+        return
+    with open_archive(path) as stream:
+        yield from read_mbox(stream, str(path))
+
+
+def open_archive(path: Path) -> BinaryIO:
+    """The file's bytes, decompressed when it starts with a gzip, bzip2 or xz signature."""
+    with open(path, "rb") as probe:
+        magic = probe.read(6)
+    for signature, opener in _OPENERS:
+        if magic.startswith(signature):
+            return opener(path, "rb")
+    return open(path, "rb")
+
+
+def read_maildir(path: Path) -> Iterator[RawMessage | Unreadable]:
+    """Each file of cur/ and new/ is one message, in file-name order (delivery time for most MTAs)."""
+    for folder in ("cur", "new"):
+        if not (path / folder).is_dir():
+            continue
+        for file in sorted(p for p in (path / folder).iterdir() if p.is_file() and not p.name.startswith(".")):
+            data = file.read_bytes()
+            from_line = None
+            if data.startswith(b"From "):
+                first, _, data = data.partition(b"\n")
+                from_line = first.decode("latin-1").rstrip("\r")
+            yield RawMessage(data, from_line, str(file))
+
+
+def header_names(piece: bytes) -> set[bytes]:
+    """The lowercase names in the header block at the start of `piece` (up to the first line
+    that is blank or not a header)."""
+    names = set()
+    for line in piece.split(b"\n", 64)[:64]:
+        line = line.rstrip(b"\r")
+        if not line:
+            break
+        if line[:1] in (b" ", b"\t"):
+            continue
+        match = _HEADER_LINE.match(line)
+        if not match:
+            break
+        names.add(match.group(1).lower())
+    return names
+
+
+def is_continuation(from_line: bytes, piece: bytes) -> bool:
+    """True when `piece` is not a message but body text cut off at an unescaped `From ` line."""
+    names = header_names(piece)
+    if not names & MESSAGE_HEADERS:
+        return True
+    return bool(_FORMAT_PATCH_LINE.match(from_line)) and b"message-id" not in names
+
+
+def read_mbox(stream: BinaryIO, origin: str) -> Iterator[RawMessage | Unreadable]:
+    pending: RawMessage | None = None
+    number = 0
+    for from_line, lines in _split_mbox(stream):
+        if from_line is None:
+            if any(line.strip() for line in lines):
+                yield Unreadable("text before the first From line (not an mbox message)", origin)
+            continue
+        body = b"".join(lines)
+        if is_continuation(from_line, body):
+            if pending is not None:
+                pending.data += from_line + body
+                pending.appended_pieces += 1
+            else:
+                yield Unreadable("body text cut at a 'From ' line, with no message before it", origin)
+            continue
+        if pending is not None:
+            yield _finished(pending)
+        number += 1
+        pending = RawMessage(body, from_line.decode("latin-1").rstrip("\r\n"), f"{origin} #{number}")
+    if pending is not None:
+        yield _finished(pending)
+
+
+def _finished(message: RawMessage) -> RawMessage:
+    # The blank line before the next From_ line separates messages; it is not part of the body.
+    if message.data.endswith(b"\n\n"):
+        message.data = message.data[:-1]
+    elif message.data.endswith(b"\r\n\r\n"):
+        message.data = message.data[:-2]
+    return message
+
+
+def _split_mbox(stream: BinaryIO) -> Iterator[tuple[bytes | None, list[bytes]]]:
+    """(From_ line, following lines) per piece; the first piece has None when text precedes any From_."""
+    from_line: bytes | None = None
+    lines: list[bytes] = []
+    for line in stream:
+        if line.startswith(b"From "):
+            if from_line is not None or lines:
+                yield from_line, lines
+            from_line, lines = line, []
+        else:
+            lines.append(line)
+    if from_line is not None or lines:
+        yield from_line, lines
