@@ -1,0 +1,101 @@
+"""Health answers 503 database_unavailable while the database cannot be reached, and recovers on
+its own once it is back, without restarting sathub (status-api.md 4.6)."""
+
+import socket
+import threading
+
+import pytest
+from starlette.testclient import TestClient
+
+from sathub import db
+from sathub.app import create_app
+from sathub.config import Settings
+from tests.conftest import POSTGRES_URL, fresh_postgres_database
+from tests.live_server import free_port
+
+pytestmark = pytest.mark.skipif(not POSTGRES_URL, reason="needs SATHUB_TEST_POSTGRES_URL")
+
+
+class TcpProxy:
+    """Forwards a local port to PostgreSQL; stop() closes the port and cuts every connection."""
+
+    def __init__(self, port: int, target: tuple[str, int]):
+        self.port, self.target = port, target
+        self.listener: socket.socket | None = None
+        self.connections: list[socket.socket] = []
+
+    def start(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", self.port))
+        threading.Thread(target=self._accept, args=(self.listener,), daemon=True).start()
+
+    def stop(self) -> None:
+        # close() alone would not wake the threads blocked in accept() and recv().
+        for sock in (self.listener, *self.connections):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+        self.connections.clear()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            self.connections += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+
+@pytest.fixture
+def proxied_database():
+    url, drop = fresh_postgres_database(POSTGRES_URL)
+    engine = db.create_engine(url)
+    db.upgrade(engine)
+    engine.dispose()
+    proxy = TcpProxy(free_port(), ("127.0.0.1", 5432))
+    yield db.normalize_url(url).set(host="127.0.0.1", port=proxy.port).render_as_string(False), proxy
+    drop()
+
+
+def test_closed_port_is_503_then_health_recovers(proxied_database):
+    url, proxy = proxied_database
+    app = create_app(Settings(database_url=url, base_url="http://sathub.test"))
+    with TestClient(app) as client:
+        down = client.get("/api/v1/health.php")
+        assert down.status_code == 503
+        assert down.json()["error"] == {"code": "database_unavailable", "message": down.json()["error"]["message"],
+                                        "status": 503}
+        assert client.get("/api/v1/catalog.php").status_code == 503
+        # Endpoints that need no database keep answering.
+        assert client.get("/api/v1/statuses.php").status_code == 200
+        assert client.get("/api/v1/sat_info.php").text == "[]"
+        assert client.options("/api/v1/reports.php").status_code == 204
+
+        proxy.start()
+        assert client.get("/api/v1/health.php").json()["data"]["status"] == "ok"
+
+        proxy.stop()  # the server goes away under pooled connections
+        assert client.get("/api/v1/health.php").status_code == 503
+        proxy.start()
+        assert client.get("/api/v1/health.php").status_code == 200
+        assert client.get("/api/v1/catalog.php").status_code == 200
+    app.state.engine.dispose()
+    proxy.stop()
