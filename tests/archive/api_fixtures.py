@@ -16,7 +16,7 @@ import base64
 import hashlib
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
@@ -142,11 +142,50 @@ def thread_link(root: str, suffix: str = "", prefix: str = "/archive/api/") -> s
 
 
 def count_statements(engine):
-    """A list that collects every SQL statement the engine runs while it is attached; detach()."""
+    """A list that collects the SQL queries the engine runs while attached (transaction control,
+    such as the BEGIN of sathub's SQLite engine, left out), and the function that detaches it."""
     statements: list[str] = []
 
     def collect(conn, cursor, statement, parameters, context, executemany):
-        statements.append(statement)
+        if statement.split(None, 1)[0].upper() not in ("BEGIN", "COMMIT", "ROLLBACK"):
+            statements.append(statement)
 
     sa.event.listen(engine, "before_cursor_execute", collect)
     return statements, lambda: sa.event.remove(engine, "before_cursor_execute", collect)
+
+
+def seed_big_list(engine, replies: int) -> dict[str, str]:
+    """big@example.org: one thread of 1 + `replies` emails (each answering the previous one or the
+    root), all by busy@example.org, plus `replies` one-email threads by the same sender.
+
+    Returns the root's hash and the sender's mailman_id. Rows are shaped as the importer writes them."""
+    name, address = "big@example.org", "busy@example.org"
+    with engine.begin() as conn:
+        list_id = conn.execute(mailing_lists.insert().values(
+            name=name, archive_policy="public", created_at=CREATED)).inserted_primary_key[0]
+        sender_id = conn.execute(senders.insert().values(
+            address=address, mailman_id=mailman_id(address))).inserted_primary_key[0]
+        root_hash = message_id_hash("root-big@example.org")
+        thread_pk = conn.execute(threads.insert().values(
+            list_id=list_id, thread_id=root_hash, subject="Big", date_active=d("2022-01-01"),
+            emails_count=replies + 1)).inserted_primary_key[0]
+        ids: list[int] = []
+        for n in range(replies + 1):
+            message_id = "root-big@example.org" if n == 0 else f"reply-{n}-big@example.org"
+            parent = None if n == 0 else ids[(n - 1) if n % 3 else 0]
+            ids.append(conn.execute(emails.insert().values(
+                list_id=list_id, message_id=message_id, message_id_hash=message_id_hash(message_id),
+                sender_id=sender_id, sender_name="Busy", subject="Big", content="text\n",
+                date=datetime(2021, 1, 1) + timedelta(minutes=n), archived_date=datetime(2021, 1, 1) + timedelta(minutes=n),
+                parent_id=parent, thread_id=thread_pk, thread_order=n)).inserted_primary_key[0])
+        for n in range(replies):
+            message_id = f"single-{n}-big@example.org"
+            date = datetime(2020, 1, 1) + timedelta(hours=n)
+            single = conn.execute(threads.insert().values(
+                list_id=list_id, thread_id=message_id_hash(message_id), subject="Single", date_active=date,
+                emails_count=1)).inserted_primary_key[0]
+            conn.execute(emails.insert().values(
+                list_id=list_id, message_id=message_id, message_id_hash=message_id_hash(message_id),
+                sender_id=sender_id, sender_name="Busy", subject="Single", content="text\n",
+                date=date, archived_date=date, thread_id=single, thread_order=0))
+    return {"root": root_hash, "sender": mailman_id(address)}
