@@ -256,3 +256,66 @@ def save_user(conn: Connection, username: str, password_hash: str, email: str = 
 
 def password_hash_of(conn: Connection, username: str) -> str | None:
     return conn.execute(sa.select(users.c.password).where(users.c.username == username)).scalar()
+
+
+# --- bulk import (sathub status import-legacy) ---
+
+@dataclass(frozen=True)
+class BulkStored:
+    new: int  # stored in an empty slot
+    unchanged: int  # its slot already held the same report: nothing written
+    replaced: int  # its slot held a different report, which it replaced
+
+
+def insert_or_replace_reports(conn: Connection, rows: list[dict]) -> BulkStored:
+    """insert_or_replace_report for many reports in one statement, for imports.
+
+    `rows` (dicts of name, day, hour, period, callsign, report, grid_square) hold at most one
+    report per slot, in the order they were made, so new ids follow that order. A report equal to
+    the one already in its slot (name, callsign, value and grid) leaves that row and its id alone,
+    which is what makes a repeated import change nothing; a different one replaces it with a new
+    id, as insert_or_replace_report does. report_totals stays exact."""
+    insert = _insert(conn)
+    statement = insert(reports).values([{**row, "replaced_report": None} for row in rows])
+    if conn.dialect.name == "postgresql":
+        new_id = sa.func.nextval(sa.func.pg_get_serial_sequence("reports", "id"))
+    else:
+        # Correlated with the updated row, so SQLite computes it again for each row of the statement
+        # (an uncorrelated max(id) + 1 is computed once and would give two replacements one id).
+        new_id = sa.literal_column("(SELECT max(newest.id) + 1 FROM reports AS newest WHERE newest.id >= reports.id)")
+    compared = ("name", "callsign", "report", "grid_square")
+    statement = statement.on_conflict_do_update(
+        index_elements=[sa.func.lower(reports.c.name), reports.c.day, reports.c.hour, reports.c.period,
+                        sa.func.upper(reports.c.callsign)],
+        set_={"id": new_id, **{column: statement.excluded[column] for column in compared},
+              "replaced_report": reports.c.report},
+        where=sa.or_(*(reports.c[column].is_distinct_from(statement.excluded[column]) for column in compared)),
+    ).returning(reports.c.name, reports.c.day, reports.c.hour, reports.c.replaced_report)
+    written = conn.execute(statement).all()
+    inserted = [row for row in written if row.replaced_report is None]
+    _count_new_reports(conn, inserted)
+    return BulkStored(new=len(inserted), unchanged=len(rows) - len(written),
+                      replaced=len(written) - len(inserted))
+
+
+def _count_new_reports(conn: Connection, inserted: list[sa.Row]) -> None:
+    """Add newly inserted reports to report_totals: one row per name, count and newest hour."""
+    totals: dict[str, dict] = {}
+    for row in inserted:
+        total = totals.setdefault(row.name.lower(), {"name_key": row.name.lower(), "report_count": 0,
+                                                    "latest_day": row.day, "latest_hour": row.hour})
+        total["report_count"] += 1
+        if (row.day, row.hour) > (total["latest_day"], total["latest_hour"]):
+            total["latest_day"], total["latest_hour"] = row.day, row.hour
+    if not totals:
+        return
+    insert = _insert(conn)
+    statement = insert(report_totals).values(list(totals.values()))
+    newer = sa.or_(statement.excluded.latest_day > report_totals.c.latest_day,
+                   sa.and_(statement.excluded.latest_day == report_totals.c.latest_day,
+                           statement.excluded.latest_hour > report_totals.c.latest_hour))
+    conn.execute(statement.on_conflict_do_update(
+        index_elements=[report_totals.c.name_key],
+        set_={"report_count": report_totals.c.report_count + statement.excluded.report_count,
+              "latest_day": sa.case((newer, statement.excluded.latest_day), else_=report_totals.c.latest_day),
+              "latest_hour": sa.case((newer, statement.excluded.latest_hour), else_=report_totals.c.latest_hour)}))
