@@ -190,7 +190,10 @@ def import_legacy(source, database_url) -> None:
     from sathub.status import legacy_import
 
     engine = engine_for(database_url)
-    summary = legacy_import.run(engine, source, progress=sys.stderr.isatty())
+    try:
+        summary = legacy_import.run(engine, source, progress=sys.stderr.isatty())
+    except legacy_import.SourceError as exc:
+        raise click.ClickException(str(exc)) from exc
     click.echo(summary.describe())
 
 
