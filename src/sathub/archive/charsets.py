@@ -11,7 +11,8 @@ import re
 # Text without a declared charset: the first of these that decodes.
 UNDECLARED_CHARSETS = ("ascii", "utf-8", "iso8859-15")
 
-_ENCODED_WORD = re.compile(r"=\?([^?\s]+)\?([bBqQ])\?([^?\s]*)\?=")
+# Lenient: some mailers put spaces inside the encoded text, which Python's own decoder accepts too.
+_ENCODED_WORD = re.compile(r"=\?([^?\s]+)\?([bBqQ])\?(.*?)\?=")
 FOLD = re.compile(r"\r?\n(?=[ \t])")
 
 

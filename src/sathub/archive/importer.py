@@ -8,6 +8,7 @@ reloads the threads it touches, so memory stays flat however large the archive."
 from __future__ import annotations
 
 import time
+import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from sathub.archive.ingest import ParsedEmail, default_mailman_id, message_id_hash, parse_email
+from sathub.archive.ingest import ParsedEmail, default_mailman_id, message_id_hash, parse_email, usable_address
 from sathub.archive.sources import RawMessage, Unreadable, read_archives
 from sathub.archive.tables import attachments, emails, mailing_lists, senders, threads
 from sathub.archive.thread_order import ArrangedThread, ThreadNode, arrange_threads
@@ -182,12 +183,13 @@ def rethread(conn: Connection, list_id: int, inserted: list[tuple[int, ParsedEma
     parent_of: dict[int, int] = {}
     touched: set[int] = set()  # threads.id of existing threads that change
 
-    references = {message_id_hash(email.in_reply_to) for _, email in inserted if email.in_reply_to}
+    reference_of = {email_id: message_id_hash(email.in_reply_to) for email_id, email in inserted if email.in_reply_to}
     archived = {row.message_id_hash: row for row in conn.execute(
         sa.select(emails.c.id, emails.c.message_id_hash, emails.c.thread_id).where(
-            emails.c.list_id == list_id, emails.c.message_id_hash.in_(list(references))))} if references else {}
-    for email_id, email in inserted:
-        parent = archived.get(message_id_hash(email.in_reply_to)) if email.in_reply_to else None
+            emails.c.list_id == list_id, emails.c.message_id_hash.in_(set(reference_of.values()))))
+    } if reference_of else {}
+    for email_id, reference in reference_of.items():
+        parent = archived.get(reference)
         if parent is not None and parent.id != email_id:
             parent_of[email_id] = parent.id
             if parent.thread_id is not None:
@@ -259,3 +261,40 @@ def _write_threads(conn: Connection, list_id: int, arranged: list[ArrangedThread
             date_active=sa.bindparam("new_date_active"), emails_count=sa.bindparam("new_emails_count")), updates)
     if rows_by_thread_id:
         conn.execute(threads.delete().where(threads.c.id.in_(list(rows_by_thread_id.values()))))
+
+
+@dataclass
+class MailmanIdsLoad:
+    loaded: int = 0
+    rejected: list[str] = field(default_factory=list)  # "line N: why"
+
+    def describe(self) -> str:
+        return "\n".join([f"{self.loaded} sender ids loaded, {len(self.rejected)} rejected", *self.rejected])
+
+
+def load_mailman_ids(engine: Engine, rows: Iterable[tuple[str, str]]) -> MailmanIdsLoad:
+    """Give each (address, Mailman user id) pair's sender that id, creating the sender when it has
+    no mail yet. Ids may be written with dashes (Mailman's UUIDs); they are stored as 32 hex digits.
+    An id already given to another address is rejected (one sender per id)."""
+    result = MailmanIdsLoad()
+    with engine.begin() as conn:
+        for line, (address, mailman_id) in enumerate(rows, start=2):  # line 1 is the CSV header
+            address = (address or "").strip().lower()
+            try:
+                mailman_id = uuid.UUID((mailman_id or "").strip()).hex
+            except ValueError:
+                result.rejected.append(f"line {line}: {mailman_id!r} is not a Mailman user id")
+                continue
+            if not usable_address(address):
+                result.rejected.append(f"line {line}: {address!r} is not an address")
+                continue
+            owner = conn.execute(sa.select(senders.c.address).where(senders.c.mailman_id == mailman_id)).scalar()
+            if owner is not None and owner != address:
+                result.rejected.append(f"line {line}: {mailman_id} already belongs to {owner}")
+                continue
+            changed = conn.execute(senders.update().where(senders.c.address == address)
+                                   .values(mailman_id=mailman_id)).rowcount
+            if not changed:
+                conn.execute(senders.insert().values(address=address, mailman_id=mailman_id))
+            result.loaded += 1
+    return result

@@ -53,7 +53,17 @@ _PARSER = BytesParser(policy=_RawHeaders())
 
 
 def parse_message(data: bytes) -> Message:
-    return _PARSER.parsebytes(data)
+    """The parsed message. Most mail is a single part: only its header block goes through the
+    (slow, line-by-line) parser and the body is attached as is, with the same result."""
+    ends = [end + len(blank) for blank in (b"\n\n", b"\n\r\n") if (end := data.find(blank)) >= 0]
+    if not ends:
+        return _PARSER.parsebytes(data)
+    end = min(ends)
+    message = _PARSER.parsebytes(data[:end])
+    if message.get_content_maintype() in ("multipart", "message") or message.get_payload() or message.defects:
+        return _PARSER.parsebytes(data)
+    message.set_payload(data[end:].decode("ascii", "surrogateescape"))
+    return message
 
 
 # --- identifiers -------------------------------------------------------------------------------
@@ -106,7 +116,8 @@ def header(message: Message, name: str) -> str | None:
 
 # --- senders -----------------------------------------------------------------------------------
 
-_PIPERMAIL_ADDRESS = re.compile(r"([^\s@<>()\"]+) at ([^\s@<>()\"]+\.[^\s@<>()\"]+)")
+# Pipermail's `user at example.org (Display Name)`; the name may itself contain an address.
+_PIPERMAIL_FROM = re.compile(r"^\s*([^\s@<>()\"]+) at ([^\s@<>()\"]+\.[^\s@<>()\"]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 
 
 def sender(from_header: str | None) -> tuple[str, str]:
@@ -115,19 +126,21 @@ def sender(from_header: str | None) -> tuple[str, str]:
     Pipermail writes `user at example.org (Name)`: that is read as user@example.org. Without a
     usable address the placeholder address is used; the name falls back to the header's text,
     then to the address."""
-    raw = from_header or ""
-    if "@" not in raw:
-        raw = _PIPERMAIL_ADDRESS.sub(r"\1@\2", raw, count=1)
-    name, address = parseaddr(FOLD.sub("", raw))
+    raw = FOLD.sub("", from_header or "")
+    pipermail = _PIPERMAIL_FROM.match(raw)
+    if pipermail:
+        name, address = pipermail.group(3) or "", f"{pipermail.group(1)}@{pipermail.group(2)}"
+    else:
+        name, address = parseaddr(raw)
     name = decode_header(name).strip()
     address = raw_header_text(address).strip()
-    if not _usable_address(address):
+    if not usable_address(address):
         name = name or decode_header(raw).strip()
         address = PLACEHOLDER_ADDRESS
     return address.lower(), name or address
 
 
-def _usable_address(address: str) -> bool:
+def usable_address(address: str) -> bool:
     local, at, domain = address.rpartition("@")
     return bool(at and local and domain) and len(address) <= MAX_ID_LENGTH and not re.search(r"\s", address)
 

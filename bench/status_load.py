@@ -1,0 +1,212 @@
+"""Interface A load test: wrk against `sathub serve` and against a static server answering the same
+bytes (the ceiling), endpoint by endpoint, interleaved so machine noise hits both alike.
+
+    .venv/bin/python bench/status_load.py --database-url sqlite:///bench/out/status.db --label sqlite
+
+For each endpoint and round: wrk on the real server, then wrk on the static one (same uvicorn
+settings, same --workers). Figures are medians over the rounds; the ratio is real req/s / static
+req/s of the same round set. Prints a markdown table and writes it to bench/out/status_<label>.md.
+
+wrk runs on the same 2 cores as the servers (1 wrk thread, 64 connections): it takes CPU from both
+the real and the static server, which is one more reason to read ratios rather than absolutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = ROOT / ".venv" / "bin"
+OUT = ROOT / "bench" / "out"
+POST_LUA = ROOT / "bench" / "wrk" / "status_post.lua"
+sys.path.insert(0, str(ROOT / "src"))
+
+from sathub.db import normalize_url  # noqa: E402
+
+POPULAR = "AO-91"
+# (label, method, path): what clients really call (clients.md: Wavelog asks limit=500&hours=24).
+ENDPOINTS = [
+    ("sat_info", "GET", f"/api/v1/sat_info.php?name={POPULAR}&hours=72"),
+    ("reports 100/72h", "GET", "/api/v1/reports.php?hours=72&limit=100"),
+    ("reports 500/24h", "GET", "/api/v1/reports.php?limit=500&hours=24"),
+    ("catalog+stats", "GET", "/api/v1/catalog.php?include_stats=true"),
+    ("summary 24h", "GET", "/api/v1/summary.php?hours=24"),
+    ("POST report", "POST", "/api/v1/reports.php"),
+]
+# One captured POST for the static body; wrk's Lua script sends the varying ones.
+SAMPLE_POST = {"name": POPULAR, "report": "Heard", "callsign": "W1AW", "grid_square": "FN31"}
+
+
+def wait_until_up(url: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except (urllib.error.URLError, ConnectionError, OSError):
+            time.sleep(0.3)
+    raise RuntimeError(f"{url} did not come up")
+
+
+def start(command: list[str], env: dict) -> subprocess.Popen:
+    # Own process group, so stopping it stops the uvicorn workers too.
+    return subprocess.Popen(command, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True)
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def capture(base: str, method: str, path: str) -> dict:
+    """The real server's answer: status, headers (minus the per-request date) and body text."""
+    data, headers = None, {}
+    if method == "POST":
+        body = dict(SAMPLE_POST, reported_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        data, headers = json.dumps(body).encode(), {"Content-Type": "application/json"}
+    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    with urllib.request.urlopen(request) as response:
+        return {"status": response.status,
+                "headers": [[k.lower(), v] for k, v in response.getheaders() if k.lower() != "date"],
+                "body": response.read().decode("utf-8")}
+
+
+UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}
+
+
+def wrk(base: str, method: str, path: str, seconds: int, connections: int, threads: int) -> dict:
+    command = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "5s"]
+    if method == "POST":
+        command += ["-s", str(POST_LUA)]
+    text = subprocess.run([*command, base + path], capture_output=True, text=True, check=True).stdout
+
+    def latency(percent: str) -> float:
+        value, unit = re.search(rf"^\s+{percent}%\s+([\d.]+)(us|ms|s|m)\s*$", text, re.M).groups()
+        return float(value) * UNITS[unit]
+
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    socket = re.search(r"Socket errors: (.*)", text)
+    return {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)),
+            "p50": latency("50"), "p99": latency("99"),
+            "requests": int(re.search(r"(\d+) requests in", text).group(1)),
+            "errors": int(errors.group(1)) if errors else 0, "socket": socket.group(1) if socket else ""}
+
+
+def database_facts(url: str) -> str:
+    engine = sa.create_engine(normalize_url(url))
+    with engine.connect() as conn:
+        reports = conn.execute(sa.text("SELECT count(*) FROM reports")).scalar()
+        sats = conn.execute(sa.text("SELECT count(*) FROM report_totals")).scalar()
+        version = conn.execute(sa.text(
+            "SELECT sqlite_version()" if engine.dialect.name == "sqlite" else "SHOW server_version")).scalar()
+    engine.dispose()
+    return f"{engine.dialect.name} {version}, {reports:,} reports over {sats} satellite names"
+
+
+def verdict(method: str, met: bool) -> str:
+    if method != "GET":
+        return "n/a"  # the targets are for read endpoints; POST is measured for information
+    return "yes" if met else "**no**"
+
+
+def median(runs: list[dict], key: str) -> float:
+    return statistics.median(run[key] for run in runs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", required=True)
+    parser.add_argument("--label", required=True, help="names the output: bench/out/status_<label>.md")
+    parser.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
+    parser.add_argument("--rounds", type=int, default=3, help="wrk runs per endpoint and server (median)")
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--threads", type=int, default=1, help="wrk threads (they share the CPU)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--port", type=int, default=8751, help="real server; the static one uses port+1")
+    args = parser.parse_args()
+    if not shutil.which("wrk"):
+        sys.exit("wrk is missing: apt-get install -y wrk")
+    OUT.mkdir(parents=True, exist_ok=True)
+    facts = database_facts(args.database_url)
+    print(f"[{args.label}] {facts}", flush=True)
+
+    real_base, static_base = f"http://127.0.0.1:{args.port}", f"http://127.0.0.1:{args.port + 1}"
+    real = start([str(BIN / "sathub"), "serve", "--host", "127.0.0.1", "--port", str(args.port),
+                  "--workers", str(args.workers), "--database-url", args.database_url],
+                 {"SATHUB_LOG_LEVEL": "warning"})
+    static = None
+    try:
+        wait_until_up(real_base + "/api/v1/health.php")
+        captured = {f"{m} {p}": capture(real_base, m, p) for _, m, p in ENDPOINTS}
+        responses_file = OUT / f"static_{args.label}.json"
+        responses_file.write_text(json.dumps(captured), encoding="utf-8")
+        static = start([str(BIN / "uvicorn"), "--app-dir", str(ROOT / "bench"), "status_static_app:app",
+                        "--host", "127.0.0.1", "--port", str(args.port + 1), "--workers", str(args.workers),
+                        "--loop", "uvloop", "--http", "httptools", "--no-access-log", "--no-server-header",
+                        "--proxy-headers", "--log-level", "warning"],
+                       {"STATUS_STATIC_RESPONSES": str(responses_file)})
+        wait_until_up(static_base + ENDPOINTS[0][2])
+        for _, method, path in ENDPOINTS:  # warm-up: pools, caches, page cache, both servers
+            for base in (real_base, static_base):
+                wrk(base, method, path, 1, args.connections, args.threads)
+
+        results: dict[str, dict[str, list]] = {label: {"real": [], "static": []} for label, _, _ in ENDPOINTS}
+        for round_no in range(args.rounds):
+            for label, method, path in ENDPOINTS:
+                for kind, base in (("real", real_base), ("static", static_base)):
+                    run = wrk(base, method, path, args.duration, args.connections, args.threads)
+                    results[label][kind].append(run)
+                    print(f"  round {round_no + 1} {label:16} {kind:6} {run['rps']:8.0f} req/s "
+                          f"p50 {run['p50']:7.2f} ms p99 {run['p99']:7.2f} ms"
+                          + (f" non-2xx {run['errors']}" if run["errors"] else "")
+                          + (f" socket errors: {run['socket']}" if run["socket"] else ""), flush=True)
+    finally:
+        for process in (real, static):
+            if process is not None:
+                stop(process)
+
+    lines = [f"**{args.label}** — {facts}; {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; "
+             f"{platform.machine()}, {os.cpu_count()} cores; --workers {args.workers}; "
+             f"wrk -t{args.threads} -c{args.connections} -d{args.duration}s, median of {args.rounds} rounds",
+             "",
+             "| endpoint | bytes | req/s | p50 ms | p99 ms | static req/s | static p99 ms | ratio | p99 < 20 ms | ratio ≥ 40 % |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|:-:|:-:|"]
+    for label, method, path in ENDPOINTS:
+        real_runs, static_runs = results[label]["real"], results[label]["static"]
+        rps, p99 = median(real_runs, "rps"), median(real_runs, "p99")
+        ratio = rps / median(static_runs, "rps")
+        errors = sum(run["errors"] for run in real_runs)
+        size = len(captured[f"{method} {path}"]["body"].encode())
+        lines.append(f"| `{method} {path.removeprefix('/api/v1/')}` | {size:,} | {rps:,.0f} | "
+                     f"{median(real_runs, 'p50'):.1f} | {p99:.1f} | {median(static_runs, 'rps'):,.0f} | "
+                     f"{median(static_runs, 'p99'):.1f} | {ratio:.0%} | {verdict(method, p99 < 20)} | "
+                     f"{verdict(method, ratio >= 0.4)} |" + (f" ({errors} non-2xx)" if errors else ""))
+    table = "\n".join(lines) + "\n"
+    (OUT / f"status_{args.label}.md").write_text(table, encoding="utf-8")
+    (OUT / f"status_{args.label}.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    print("\n" + table)
+
+
+if __name__ == "__main__":
+    main()
