@@ -53,15 +53,21 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     return body
 
 
-def php_pretty_json(value) -> str:
+class PrettyFragment(str):
+    """JSON text already rendered by php_pretty_json at the indent where it will be placed."""
+
+
+def php_pretty_json(value, indent: str = "") -> str:
     """PHP json_encode(JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES): 4-space indent, \\uXXXX escapes."""
     parts: list[str] = []
-    _pretty(value, "", parts)
+    _pretty(value, indent, parts)
     return "".join(parts)
 
 
 def _pretty(value, indent: str, out: list[str]) -> None:
-    if isinstance(value, str):
+    if isinstance(value, PrettyFragment):
+        out.append(value)
+    elif isinstance(value, str):
         out.append(encode_basestring_ascii(value))
     elif value is None:
         out.append("null")

@@ -14,8 +14,9 @@ from starlette.routing import Route
 
 from sathub.db import connect
 from sathub.status import rules, store, submission, times
+from sathub.status.cache import cached
 from sathub.status.responses import API_VERSION, ApiError, endpoint, envelope, invalid_parameter
-from sathub.web import engine_of, route, settings_of, site_url
+from sathub.web import PrettyFragment, engine_of, php_pretty_json, route, settings_of, site_url
 
 OPENAPI = resources.files("sathub.status") / "openapi.json"
 
@@ -80,24 +81,31 @@ def report_read_form(row) -> dict:
 async def catalog(request: Request) -> Response:
     name = query_text(request, "name")
     with_stats = rules.query_bool(request.query_params.get("include_stats"))
-    with connect(engine_of(request)) as conn:
-        rows = store.catalog(conn, name, with_stats)
-    if name is not None and not rows:
-        raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
     base = api_base(request)
-    data = []
-    for row in rows:
-        encoded = encode_name(row.api_name)
-        item = {"id": row.id, "name": row.api_name, "display_name": row.display_name,
-                "website": row.website,
-                "links": {"self": f"{base}/catalog.php?name={encoded}",
-                          "reports": f"{base}/reports.php?name={encoded}"}}
-        if with_stats:
-            item["report_count"] = row.report_count or 0
-            item["latest_reported_time"] = (times.read_form_time(row.latest_day, row.latest_hour)
-                                            if row.latest_day else None)
-        data.append(item)
-    return envelope(request, {"data": data, "meta": {"count": len(data)}})
+
+    def render() -> str | None:
+        rows = store.catalog(conn, name, with_stats)
+        if name is not None and not rows:
+            return None
+        data = [satellite_item(row, base, with_stats) for row in rows]
+        return php_pretty_json({"data": data, "meta": {"count": len(data)}})
+
+    with connect(engine_of(request)) as conn:
+        body = cached(request, conn, ("catalog", name and name.lower(), with_stats, base), render)
+    if body is None:
+        raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
+    return envelope(request, body)
+
+
+def satellite_item(row, base: str, with_stats: bool) -> dict:
+    encoded = encode_name(row.api_name)
+    item = {"id": row.id, "name": row.api_name, "display_name": row.display_name, "website": row.website,
+            "links": {"self": f"{base}/catalog.php?name={encoded}", "reports": f"{base}/reports.php?name={encoded}"}}
+    if with_stats:
+        item["report_count"] = row.report_count or 0
+        item["latest_reported_time"] = (times.read_form_time(row.latest_day, row.latest_hour)
+                                        if row.latest_day else None)
+    return item
 
 
 @endpoint("GET", "POST")
@@ -111,30 +119,49 @@ def search_reports(request: Request) -> Response:
     with connect(engine_of(request)) as conn:
         hours = query_int(request, "hours", 72, 1, 720)
         limit = query_int(request, "limit", 100, 1, 500)
+        name = query_text(request, "name")
+        try:  # checked after the name, whose 404 comes first (evaluation order of 4.2)
+            since, window = window_since(hours, query_text(request, "since"))
+            grid, report = grid_filter(request), status_filter(request)
+            invalid = None
+        except ApiError as error:
+            invalid = error
         names: tuple[str, ...] = ()
-        if (name := query_text(request, "name")) is not None:
-            matches = store.catalog(conn, name)
+        if name is not None:
+            matches = cached(request, conn, ("names", name.lower()),
+                             lambda: tuple(row.api_name.lower() for row in store.catalog(conn, name)))
             if not matches:
                 raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
-            names = (name, *(row.api_name for row in matches))
-        since, window = window_since(hours, query_text(request, "since"))
-        grid = None
-        if (grid_text := query_text(request, "grid_square")) is not None:
-            grid = rules.parse_grid(grid_text)
-            if grid is None:
-                raise ApiError(400, "invalid_grid_square", "Parameter 'grid_square' must be a Maidenhead locator.")
-        report = None
-        if (status_text := query_text(request, "status")) is not None:
-            report = rules.normalize_report(status_text)
-            if report is None:
-                raise ApiError(400, "invalid_status", "Parameter 'status' must be a supported report value.")
+            names = tuple(sorted({name.lower(), *matches}))
+        if invalid is not None:
+            raise invalid
         callsign = query_text(request, "callsign")
-        rows = store.search_reports(conn, window=window, limit=limit, names=names,
-                                    callsign=callsign.upper() if callsign else None,
-                                    grid_square=grid, report=report)
-    data = [report_read_form(row) for row in rows]
-    return envelope(request, {"data": data, "meta": {"count": len(data), "limit": limit,
-                                                     "since": since, "hours": hours}})
+        callsign = callsign.upper() if callsign else None
+
+        def render() -> tuple[int, PrettyFragment]:
+            rows = store.search_reports(conn, window=window, limit=limit, names=names, callsign=callsign,
+                                        grid_square=grid, report=report)
+            return len(rows), PrettyFragment(php_pretty_json([report_read_form(row) for row in rows], "    "))
+
+        count, data = cached(request, conn, ("reports", window, limit, names, callsign, grid, report), render)
+    return envelope(request, {"data": data, "meta": {"count": count, "limit": limit, "since": since,
+                                                     "hours": hours}})
+
+
+def grid_filter(request: Request) -> str | None:
+    if (text := query_text(request, "grid_square")) is None:
+        return None
+    if (grid := rules.parse_grid(text)) is None:
+        raise ApiError(400, "invalid_grid_square", "Parameter 'grid_square' must be a Maidenhead locator.")
+    return grid
+
+
+def status_filter(request: Request) -> str | None:
+    if (text := query_text(request, "status")) is None:
+        return None
+    if (report := rules.normalize_report(text)) is None:
+        raise ApiError(400, "invalid_status", "Parameter 'status' must be a supported report value.")
+    return report
 
 
 async def create_report(request: Request) -> Response:
@@ -157,12 +184,16 @@ async def summary(request: Request) -> Response:
     with connect(engine_of(request)) as conn:
         hours = query_int(request, "hours", 24, 1, 720)
         _, window = window_since(hours)
-        rows = store.summary(conn, window)
-    data = [{"name": row.name, "satellite_display_name": row.satellite_display_name, "report": row.report,
-             "report_count": row.report_count,
-             "latest_reported_time": times.read_form_time_of_key(row.latest)}
-            for row in rows]
-    return envelope(request, {"data": data, "meta": {"hours": hours, "count": len(data)}})
+
+        def render() -> str:
+            data = [{"name": row.name, "satellite_display_name": row.satellite_display_name,
+                     "report": row.report, "report_count": row.report_count,
+                     "latest_reported_time": times.read_form_time_of_key(row.latest)}
+                    for row in store.summary(conn, window)]
+            return php_pretty_json({"data": data, "meta": {"hours": hours, "count": len(data)}})
+
+        body = cached(request, conn, ("summary", hours, window), render)
+    return envelope(request, body)
 
 
 @endpoint("GET")

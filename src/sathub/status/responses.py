@@ -41,9 +41,10 @@ def _version_headers(request: Request) -> dict[str, str]:
     return headers
 
 
-def envelope(request: Request, body: dict, status: int = 200, headers: dict | None = None) -> Response:
-    """Pretty (PHP JSON_PRETTY_PRINT) body with the envelope headers of status-api.md 2.2."""
-    return Response(php_pretty_json(body), status_code=status, headers={
+def envelope(request: Request, body: dict | str, status: int = 200, headers: dict | None = None) -> Response:
+    """Pretty (PHP JSON_PRETTY_PRINT) body, or one rendered already, with the headers of 2.2."""
+    text = body if isinstance(body, str) else php_pretty_json(body)
+    return Response(text, status_code=status, headers={
         "Content-Type": "application/json; charset=utf-8",
         "Cache-Control": "no-store",
         "Access-Control-Allow-Origin": "*",
@@ -53,9 +54,10 @@ def envelope(request: Request, body: dict, status: int = 200, headers: dict | No
     })
 
 
-def legacy_array(request: Request, items: list[dict]) -> Response:
-    """Compact PHP json_encode() body with the exact legacy Content-Type."""
-    return Response(php_compact_json(items), headers={"Content-Type": "application/json",
+def legacy_array(request: Request, items: list[dict] | bytes) -> Response:
+    """Compact PHP json_encode() body, or one rendered already, with the exact legacy Content-Type."""
+    body = items if isinstance(items, bytes) else php_compact_json(items)
+    return Response(body, headers={"Content-Type": "application/json",
                                                        **_version_headers(request)})
 
 

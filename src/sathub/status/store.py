@@ -48,6 +48,14 @@ def ping(conn: Connection) -> None:
     conn.execute(sa.text("SELECT 1")).scalar_one()
 
 
+_REVISION = sa.text("SELECT revision FROM data_revision WHERE id = 1")
+
+
+def data_revision(conn: Connection) -> int:
+    """The revision of everything interface A's reads show; triggers bump it on every change."""
+    return conn.execute(_REVISION).scalar_one()
+
+
 # --- catalog ---
 
 def catalog_is_empty(conn: Connection) -> bool:
@@ -233,15 +241,17 @@ def sat_info(conn: Connection, name: str, window: Window, limit: int = 100) -> l
 
 
 def summary(conn: Connection, window: Window) -> list[sa.Row]:
-    """One row per (stored name, report value) in the window, with count and newest hour key."""
-    latest = sa.func.max(_hour_key(conn, reports.c.day, reports.c.hour)).label("latest")
-    count = sa.func.count().label("report_count")
-    rank = sa.case({value: i for i, value in enumerate(REPORT_VALUES)}, value=reports.c.report, else_=len(REPORT_VALUES))
-    query = (sa.select(reports.c.name, sa.func.max(_display_name).label("satellite_display_name"),
-                       reports.c.report, count, latest)
-             .select_from(_with_catalog).where(_in_window(window))
-             .group_by(reports.c.name, reports.c.report)
-             .order_by(sa.func.lower(reports.c.name), reports.c.name, count.desc(), rank))
+    """One row per (stored name, report value) in the window, with count and newest hour key.
+    Aggregates first, then joins the catalog, so the join touches one row per group."""
+    groups = (sa.select(reports.c.name, reports.c.report, sa.func.count().label("report_count"),
+                        sa.func.max(_hour_key(conn, reports.c.day, reports.c.hour)).label("latest"))
+              .where(_in_window(window)).group_by(reports.c.name, reports.c.report).subquery())
+    rank = sa.case({value: i for i, value in enumerate(REPORT_VALUES)}, value=groups.c.report,
+                   else_=len(REPORT_VALUES))
+    query = (sa.select(groups.c.name, _display_name, groups.c.report, groups.c.report_count, groups.c.latest)
+             .select_from(groups.outerjoin(satellites,
+                                           sa.func.lower(satellites.c.api_name) == sa.func.lower(groups.c.name)))
+             .order_by(sa.func.lower(groups.c.name), groups.c.name, groups.c.report_count.desc(), rank))
     return conn.execute(query).all()
 
 

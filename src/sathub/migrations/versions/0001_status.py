@@ -1,4 +1,4 @@
-"""Interface A: catalog, aliases, reports, report totals, admin users, rate limits.
+"""Interface A: catalog, aliases, reports, report totals, admin users, rate limits, data revision.
 
 Revision ID: 0001
 Revises:
@@ -78,6 +78,31 @@ def upgrade() -> None:
     )
 
 
+    # A counter bumped by triggers on every change of the data that interface A's reads show, so
+    # each process can keep rendered answers while the revision they were made at is current.
+    op.create_table(
+        "data_revision",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("revision", sa.BigInteger, nullable=False),
+    )
+    op.execute("INSERT INTO data_revision (id, revision) VALUES (1, 0)")
+    watched = ("reports", "satellites", "satellite_aliases")
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("""CREATE FUNCTION bump_data_revision() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN UPDATE data_revision SET revision = revision + 1 WHERE id = 1; RETURN NULL; END $$""")
+        for table in watched:
+            op.execute(f"CREATE TRIGGER {table}_revision AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE "
+                       f"ON {table} FOR EACH STATEMENT EXECUTE FUNCTION bump_data_revision()")
+    else:
+        for table in watched:
+            for event in ("INSERT", "UPDATE", "DELETE"):
+                op.execute(f"CREATE TRIGGER {table}_{event.lower()}_revision AFTER {event} ON {table} "
+                           "BEGIN UPDATE data_revision SET revision = revision + 1 WHERE id = 1; END")
+
+
 def downgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("DROP FUNCTION bump_data_revision() CASCADE")
+    op.drop_table("data_revision")
     for table in ("rate_limits", "users", "report_totals", "reports", "satellite_aliases", "satellites"):
         op.drop_table(table)
