@@ -9,7 +9,7 @@ from sathub.archive import api as archive_api
 from sathub.config import Settings
 from sathub.db import create_engine
 from sathub.status.cache import RevisionCache
-from sathub.status import admin, api, legacy, pages
+from sathub.status import admin, api, docs, legacy, pages
 
 
 def create_app(settings: Settings | None = None, engine=None) -> Starlette:
@@ -17,6 +17,7 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     routes = [
         *api.routes(),
         *legacy.routes(),
+        *docs.routes(),
         *pages.routes(),
         *admin.routes(),
         *archive_api.routes(),
