@@ -1,5 +1,249 @@
-"""Placeholder until this interface part lands: no routes yet."""
+"""Catalog administration under /admin/ (status-api.md section 9): login, dashboard, add, list,
+edit and delete satellites, at upstream's paths and with upstream's messages.
+
+Beyond upstream: bcrypt-checked logins answered slowly on failure and rate-limited per client,
+signed HttpOnly SameSite=Strict session cookies, a CSRF token in every form and link that changes
+something (csrf.py), duplicate or empty names refused, a confirmation before deleting a
+satellite that has reports (its reports stay), and a logout."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+import time
+from functools import lru_cache
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from sathub.db import connect
+from sathub.status import admin_store, csrf, page_store, rate_limit, rules, sessions, store
+from sathub.status.passwords import hash_password, verify_password
+from sathub.status.submit_page import client_address, own_origins
+from sathub.status.templating import render, static_response
+from sathub.web import BodyTooLarge, engine_of, read_body, route, settings_of, site_url
+
+LOGIN_FAILED = "Login failed. Username or password is incorrect."
+FAILED_LOGIN_DELAY = 1.0  # seconds; with bcrypt's own cost this makes guessing slow
+LOGIN_ATTEMPTS_PER_MINUTE = 10
+_INTEGER = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
 
 
-def routes() -> list:
-    return []
+@lru_cache(maxsize=1)
+def _dummy_hash() -> str:
+    """Checked against when the user does not exist, so both failures cost the same time."""
+    return hash_password("no such user")
+
+
+def _secret(request: Request) -> str:
+    return csrf.signing_secret(settings_of(request).secret_key)
+
+
+def _integer(text: str | None) -> int | None:
+    return int(text) if text is not None and _INTEGER.fullmatch(text) else None
+
+
+async def _fields(request: Request) -> dict[str, str]:
+    """Form fields of the body (url-encoded or multipart); none for other bodies."""
+    await read_body(request)
+    if not request.headers.get("content-type", "").lower().startswith(
+            ("application/x-www-form-urlencoded", "multipart/form-data")):
+        return {}
+    try:
+        body_form = await request.form()
+    except Exception:  # a malformed body has no usable fields
+        return {}
+    return {key: value for key, value in body_form.items() if isinstance(value, str)}
+
+
+def _page(request: Request, template: str, session: sessions.Session | None = None, status: int = 200,
+          headers: dict | None = None, **context) -> Response:
+    token = csrf.make_token(_secret(request), session.nonce) if session else ""
+    return render(request, template, status=status, site=site_url(request), session=session,
+                  csrf_field=csrf.TOKEN_FIELD, csrf_token=token,
+                  headers={"Cache-Control": "no-store", **(headers or {})}, **context)
+
+
+def _message(request: Request, session, message: str, link: str | None = None, link_text: str = "",
+             status: int = 200, headers: dict | None = None) -> Response:
+    return _page(request, "admin_message.html", session, status=status, headers=headers, message=message,
+                 link=link, link_text=link_text)
+
+
+def admin_only(changes: bool = False):
+    """Anonymous requests go to the login page; requests that change the catalog must carry the
+    session's CSRF token unless they show no browser signal at all (a script)."""
+
+    def decorate(handler):
+        @functools.wraps(handler)
+        async def run(request: Request) -> Response:
+            session = sessions.decode(_secret(request), request.cookies.get(sessions.COOKIE))
+            if session is None:
+                return RedirectResponse(f"{site_url(request)}/admin/index.php", status_code=302)
+            try:
+                fields = await _fields(request)
+            except BodyTooLarge:
+                return _message(request, session, "The request is too large.", status=413)
+            if changes and csrf.has_browser_signal(request.headers):
+                token = fields.get(csrf.TOKEN_FIELD) or request.query_params.get(csrf.TOKEN_FIELD, "")
+                if not csrf.token_is_valid(_secret(request), session.nonce, token):
+                    return _message(request, session, "This page has expired or came from another site. "
+                                    "Please go back, reload the page and try again.",
+                                    f"{site_url(request)}/admin/dashboard.php", "Return to Dashboard", 403)
+            return await handler(request, session, fields)
+        return run
+
+    return decorate
+
+
+async def login_form(request: Request) -> Response:
+    token = csrf.make_token(_secret(request), client_address(request))
+    return _page(request, "admin_login.html", login_token=token, failed=False)
+
+
+async def login(request: Request) -> Response:
+    site = site_url(request)
+    address = client_address(request)
+    try:
+        fields = await _fields(request)
+    except BodyTooLarge:
+        fields = {}
+    if csrf.is_foreign(request.headers, own_origins(request)):
+        if not csrf.token_is_valid(_secret(request), address, fields.get(csrf.TOKEN_FIELD, "")):
+            return _message(request, None, "This login came from another site.", f"{site}/admin/index.php",
+                            "Log in", 403)
+    username, password = fields.get("username", ""), fields.get("password", "")
+    now = time.time()
+    start = rate_limit.window_start(now)
+    with connect(engine_of(request), write=True) as conn:
+        hits = page_store.count_hit(conn, rate_limit.client_key("login", address), start)
+        stored_hash = store.password_hash_of(conn, username) if username else None
+    verdict = rate_limit.judge(hits, LOGIN_ATTEMPTS_PER_MINUTE, start, now)
+    if not verdict.allowed:
+        return _message(request, None, f"Too many login attempts. Please try again in {verdict.retry_after} "
+                        "seconds.", status=429, headers={"Retry-After": str(verdict.retry_after)})
+    matches = await run_in_threadpool(verify_password, password, stored_hash or _dummy_hash())
+    if not (matches and stored_hash):
+        await asyncio.sleep(FAILED_LOGIN_DELAY)
+        token = csrf.make_token(_secret(request), address)
+        return _page(request, "admin_login.html", login_token=token, failed=True)
+    response = RedirectResponse(f"{site}/admin/dashboard.php", status_code=302)
+    cookie = sessions.encode(_secret(request), sessions.new_session(username))
+    response.set_cookie(sessions.COOKIE, cookie, **sessions.cookie_options(site, f"{settings_of(request).prefix}/admin"))
+    return response
+
+
+@admin_only(changes=True)
+async def logout(request: Request, session, fields) -> Response:
+    site = site_url(request)
+    response = RedirectResponse(f"{site}/admin/index.php", status_code=302)
+    response.delete_cookie(sessions.COOKIE, path=f"{settings_of(request).prefix}/admin")
+    return response
+
+
+@admin_only()
+async def dashboard(request: Request, session, fields) -> Response:
+    return _page(request, "admin_dashboard.html", session)
+
+
+@admin_only()
+async def add_satellite(request: Request, session, fields) -> Response:
+    return _page(request, "admin_add.html", session)
+
+
+def _names(fields: dict[str, str]) -> tuple[str, str, str]:
+    return (rules.php_trim(fields.get("satellite_name", "")), rules.php_trim(fields.get("html_satellite_name", "")),
+            rules.php_trim(fields.get("website", "")))
+
+
+@admin_only(changes=True)
+async def create_satellite(request: Request, session, fields) -> Response:
+    dashboard_link = f"{site_url(request)}/admin/dashboard.php"
+    display_name, api_name, website = _names(fields)
+    if not display_name or not api_name:
+        return _message(request, session, "You must enter the Satellite Name & HTML Name;", dashboard_link,
+                        "Return to Dashboard")
+    with connect(engine_of(request), write=True) as conn:
+        if admin_store.api_name_taken(conn, api_name):
+            return _message(request, session, f"A satellite with the HTML Name {api_name} already exists.",
+                            dashboard_link, "Return to Dashboard")
+        admin_store.create(conn, display_name, api_name, website)
+    return _message(request, session, "New record created successfully", dashboard_link, "Return to Dashboard")
+
+
+@admin_only()
+async def manage_satellites(request: Request, session, fields) -> Response:
+    with connect(engine_of(request)) as conn:
+        entries = admin_store.entries(conn)
+    return _page(request, "admin_manage.html", session, entries=entries)
+
+
+@admin_only()
+async def edit_satellite(request: Request, session, fields) -> Response:
+    satellite_id = _integer(request.query_params.get("id"))
+    if satellite_id is None:
+        return _message(request, session, "Error")
+    with connect(engine_of(request)) as conn:
+        entry = admin_store.entry(conn, satellite_id)
+    if entry is None:
+        return _message(request, session, "0 results")
+    return _page(request, "admin_edit.html", session, entry=entry)
+
+
+@admin_only(changes=True)
+async def update_satellite(request: Request, session, fields) -> Response:
+    manage_link = f"{site_url(request)}/admin/manage_satellites.php"
+    satellite_id = _integer(fields.get("sat_id"))
+    if satellite_id is None:
+        return _message(request, session, "Error.", manage_link, "Return to Manage Satellite")
+    display_name, api_name, website = _names(fields)
+    if not display_name or not api_name:
+        return _message(request, session, "You must enter the Satellite Name & HTML Name;", manage_link,
+                        "Return to Manage Satellite")
+    with connect(engine_of(request), write=True) as conn:
+        if admin_store.api_name_taken(conn, api_name, except_id=satellite_id):
+            return _message(request, session, f"A satellite with the HTML Name {api_name} already exists.",
+                            manage_link, "Return to Manage Satellite")
+        admin_store.update(conn, satellite_id, display_name, api_name, website)
+    return _message(request, session, f"{display_name} updated successfully", manage_link,
+                    "Return to Manage Satellite")
+
+
+@admin_only(changes=True)
+async def delete_satellite(request: Request, session, fields) -> Response:
+    manage_link = f"{site_url(request)}/admin/manage_satellites.php"
+    satellite_id = _integer(fields.get("id") or request.query_params.get("id"))
+    if satellite_id is None:
+        return _message(request, session, "Error.", manage_link, "Return to Manage Satellite")
+    confirmed = (fields.get("confirm") or request.query_params.get("confirm")) == "yes"
+    with connect(engine_of(request), write=True) as conn:
+        entry = admin_store.entry(conn, satellite_id)
+        reports = admin_store.report_count(conn, entry.api_name) if entry else 0
+        if reports and not confirmed:
+            return _page(request, "admin_delete.html", session, entry=entry, reports=reports)
+        admin_store.delete(conn, satellite_id)
+    return _message(request, session, "Satellite deleted successfully", manage_link, "Return to Manage Satellite")
+
+
+async def stylesheet(request: Request) -> Response:
+    return static_response(request, "global.css", "text/css; charset=utf-8")
+
+
+def routes() -> list[Route]:
+    return [
+        route("/admin/", login_form),
+        route("/admin/index.php", login_form),
+        route("/admin/login.php", login),
+        route("/admin/logout.php", logout),
+        route("/admin/dashboard.php", dashboard),
+        route("/admin/add_satellite.php", add_satellite),
+        route("/admin/create_satellite.php", create_satellite),
+        route("/admin/manage_satellites.php", manage_satellites),
+        route("/admin/edit_satellite.php", edit_satellite),
+        route("/admin/update_satellite.php", update_satellite),
+        route("/admin/delete_satellite.php", delete_satellite),
+        Route("/admin/assets/global.css", stylesheet, methods=["GET"]),
+    ]

@@ -1,5 +1,152 @@
-"""Placeholder until this interface part lands: no routes yet."""
+"""The public pages of interface A: the status page (/, /index.php), each satellite's page and
+Atom feed, and the stylesheets; /submit.php lives in submit_page.py. Handlers are thin: the
+store gives one query's worth of rows, grid/history/feed shape them, templates print them."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from sathub.db import connect
+from sathub.status import csrf, feed, grid, history, page_store, rules, store, submit_page, times
+from sathub.status.templating import environment, render, static_file, static_response
+from sathub.web import engine_of, route, settings_of, site_url
+
+RECENT_REPORTS = 100
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+DONATE_URL = "https://www.amsat.org/donations/amsat-general-fund-donations/"
 
 
-def routes() -> list:
-    return []
+def satellite_url(site: str, name: str) -> str:
+    return f"{site}/satellite/{quote(name, safe='')}"
+
+
+def feed_url(site: str, name: str) -> str:
+    return f"{site}/feeds/{quote(name, safe='')}.atom"
+
+
+def asset_url(site: str, name: str) -> str:
+    return f"{site}/assets/{name}?v={static_file(name)[1]}"
+
+
+environment.globals.update(satellite_url=satellite_url, feed_url=feed_url, asset_url=asset_url,
+                           donate_url=DONATE_URL, period_labels=rules.PERIOD_LABELS)
+
+
+def footer_line(request: Request) -> str | None:
+    """'Last updated MM/DD/YYYY HH:MM UTC (commit abcdef0)' when both deploy facts are configured."""
+    settings = settings_of(request)
+    if not (settings.commit and settings.deployed_at):
+        return None
+    deployed = times.parse_timestamp(settings.deployed_at, times.utc_now())
+    when = f"{deployed:%m/%d/%Y %H:%M} UTC" if deployed else settings.deployed_at
+    return f"Last updated {when} (commit {settings.commit[:7]})"
+
+
+def form_choices(now) -> dict:
+    """The form's date and time selects: the current value first, then every value (section 7)."""
+    period = rules.period_of_minute(now.minute)
+    return {
+        "month": (f"{now.month:02d}", MONTHS[now.month - 1]),
+        "months": [(f"{n:02d}", MONTHS[n - 1]) for n in range(1, 13)],
+        "day": f"{now.day:02d}",
+        "days": [f"{n:02d}" for n in range(1, 32)],
+        "years": [str(now.year), str(now.year - 1)],
+        "hour": f"{now.hour:02d}",
+        "hours": [f"{n:02d}" for n in range(24)],
+        "period": (str(period), rules.PERIOD_LABELS[period]),
+    }
+
+
+async def status_page(request: Request) -> Response:
+    now = times.utc_now()
+    today = now.date()
+    with connect(engine_of(request)) as conn:
+        rows = page_store.grid_window(conn, grid.first_day(today), today)
+        catalog = page_store.catalog_names(conn)
+    status_grid = grid.build_grid(today, (grid.Report(*row) for row in rows))
+    settings = settings_of(request)
+    token = csrf.make_token(csrf.signing_secret(settings.secret_key), submit_page.client_address(request))
+    return render(request, "status.html", site=site_url(request), grid=status_grid,
+                  day_headers=grid.day_headers(today), legend=grid.LEGEND, catalog=catalog,
+                  form=form_choices(now), csrf_field=csrf.TOKEN_FIELD, csrf_token=token,
+                  block_time=grid.block_time, tooltip=grid.tooltip_script_text, footer=footer_line(request),
+                  report_labels=submit_page.REPORT_CHOICES,
+                  headers={"Cache-Control": "no-cache"})
+
+
+def _lookup(request: Request, conn) -> tuple[str | None, str | None, object]:
+    """(API name as stored, canonical URL to redirect to, catalog entry) of the path's name."""
+    name = request.path_params["name"]
+    entry = page_store.satellite_entry(conn, name)
+    api_name = entry.api_name if entry else page_store.stored_name(conn, name)
+    if api_name is None:
+        current = store.resolve_api_name(conn, name)  # a display name or a retired name
+        return None, current, None
+    return api_name, None, entry
+
+
+def _not_found(request: Request, name: str) -> Response:
+    return render(request, "not_found.html", status=404, site=site_url(request), name=name)
+
+
+async def satellite_page(request: Request) -> Response:
+    today = times.utc_now().date()
+    site = site_url(request)
+    with connect(engine_of(request)) as conn:
+        api_name, current, entry = _lookup(request, conn)
+        if api_name is None:
+            if current:
+                return RedirectResponse(satellite_url(site, current), status_code=301)
+            return _not_found(request, request.path_params["name"])
+        counts = page_store.history(conn, api_name, history.first_day(today))
+        recent = page_store.recent_reports(conn, api_name, RECENT_REPORTS)
+    strip = history.build_strip(today, counts)
+    return render(request, "satellite.html", site=site, name=api_name, entry=entry, strip=strip,
+                  recent=recent, latest=grid.latest_state(recent), legend=grid.LEGEND,
+                  read_time=times.read_form_time, period_label=grid.period_label,
+                  headers={"Cache-Control": "no-cache"})
+
+
+async def satellite_feed(request: Request) -> Response:
+    site = site_url(request)
+    with connect(engine_of(request)) as conn:
+        api_name, current, entry = _lookup(request, conn)
+        if api_name is None:
+            if current:
+                return RedirectResponse(feed_url(site, current), status_code=301)
+            return _not_found(request, request.path_params["name"])
+        recent = page_store.recent_reports(conn, api_name, feed.ENTRIES)
+    tag = feed.etag(api_name, [row.id for row in recent])
+    headers = {"ETag": tag, "Cache-Control": "no-cache"}
+    if request.headers.get("if-none-match") == tag:
+        return Response(status_code=304, headers=headers)
+    updated = (feed.entry_time(recent[0].day, recent[0].hour, recent[0].period) if recent
+               else times.iso_z(times.utc_now()))
+    return render(request, "feed.atom", media_type="application/atom+xml; charset=utf-8", headers=headers,
+                  site=site, name=api_name, entry=entry, reports=recent, updated=updated,
+                  entry_time=feed.entry_time, period_label=grid.period_label)
+
+
+_ASSETS = {"status.css": "text/css; charset=utf-8", "tooltips.js": "text/javascript; charset=utf-8"}
+
+
+async def asset(request: Request) -> Response:
+    name = request.path_params["file"]
+    if name not in _ASSETS:
+        return Response("Not Found", status_code=404, media_type="text/plain")
+    return static_response(request, name, _ASSETS[name])
+
+
+def routes() -> list[Route]:
+    return [
+        route("/", status_page),
+        route("/index.php", status_page),
+        route("/submit.php", submit_page.submit),
+        Route("/satellite/{name:path}", satellite_page, methods=["GET"]),
+        Route("/feeds/{name:path}.atom", satellite_feed, methods=["GET"]),
+        Route("/assets/{file:str}", asset, methods=["GET"]),
+    ]
