@@ -42,7 +42,7 @@ def catalog_names(entries: list[dict]) -> dict[str, str]:
     by name_key, to the entry's API name; API names win over display names over aliases, as in
     store.resolve_api_name, and the first entry wins a tie."""
     names: dict[str, str] = {}
-    for field in ("api_name", "display_name", "aliases"):
+    for field in ("aliases", "display_name", "api_name"):  # lowest precedence first, overwritten
         claimed: dict[str, str] = {}
         for entry in entries:
             values = entry[field] if field == "aliases" else [entry[field]]

@@ -45,7 +45,7 @@ class MariaDBSource:
         parsed = db.normalize_url(url)
         if parsed.get_backend_name() != "mysql":
             raise SourceError(f"{parsed.drivername}: the source database must be MariaDB or MySQL (mysql://...).")
-        self.label = parsed.render_as_string(hide_password=True)
+        self.label = sa.make_url(url).render_as_string(hide_password=True)
         self._engine = db.create_engine(url)
         try:
             self._conn = self._engine.connect()
@@ -55,11 +55,13 @@ class MariaDBSource:
         inspector = sa.inspect(self._conn)
         self._tables = {name: {column["name"].lower() for column in inspector.get_columns(name)}
                         for name in inspector.get_table_names()}
-        missing = set(_reports.c.keys()) - self._tables.get("satellite", set())
+        if "satellite" not in self._tables:
+            self.close()
+            raise SourceError(f"{self.label} has no table `satellite` (upstream's reports).")
+        missing = set(_reports.c.keys()) - self._tables["satellite"]
         if missing:
             self.close()
-            raise SourceError(f"{self.label}: no report table `satellite` with the columns "
-                              f"{', '.join(sorted(missing))}.")
+            raise SourceError(f"{self.label}: the table `satellite` lacks the columns {', '.join(sorted(missing))}.")
 
     def count_reports(self) -> int:
         return self._conn.execute(sa.select(sa.func.count()).select_from(_reports)).scalar_one()

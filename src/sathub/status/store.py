@@ -300,7 +300,8 @@ def insert_or_replace_reports(conn: Connection, rows: list[dict]) -> BulkStored:
         set_={"id": new_id, **{column: statement.excluded[column] for column in compared},
               "replaced_report": reports.c.report},
         where=sa.or_(*(reports.c[column].is_distinct_from(statement.excluded[column]) for column in compared)),
-    ).returning(reports.c.name, reports.c.day, reports.c.hour, reports.c.replaced_report)
+    ).returning(sa.func.lower(reports.c.name).label("name_key"), reports.c.day, reports.c.hour,
+                reports.c.replaced_report)
     written = conn.execute(statement).all()
     inserted = [row for row in written if row.replaced_report is None]
     _count_new_reports(conn, inserted)
@@ -309,11 +310,13 @@ def insert_or_replace_reports(conn: Connection, rows: list[dict]) -> BulkStored:
 
 
 def _count_new_reports(conn: Connection, inserted: list[sa.Row]) -> None:
-    """Add newly inserted reports to report_totals: one row per name, count and newest hour."""
+    """Add newly inserted reports to report_totals: one row per name, count and newest hour.
+
+    The key is the database's lower(name), the one catalog statistics join on."""
     totals: dict[str, dict] = {}
     for row in inserted:
-        total = totals.setdefault(row.name.lower(), {"name_key": row.name.lower(), "report_count": 0,
-                                                    "latest_day": row.day, "latest_hour": row.hour})
+        total = totals.setdefault(row.name_key, {"name_key": row.name_key, "report_count": 0,
+                                                 "latest_day": row.day, "latest_hour": row.hour})
         total["report_count"] += 1
         if (row.day, row.hour) > (total["latest_day"], total["latest_hour"]):
             total["latest_day"], total["latest_hour"] = row.day, row.hour
