@@ -14,6 +14,7 @@ import bz2
 import gzip
 import lzma
 import re
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,8 +56,12 @@ def read_path(path: Path) -> Iterator[RawMessage | Unreadable]:
             for child in sorted(p for p in path.iterdir() if not p.name.startswith(".")):
                 yield from read_path(child)
         return
-    with open_archive(path) as stream:
-        yield from read_mbox(stream, str(path))
+    try:
+        with open_archive(path) as stream:
+            yield from read_mbox(stream, str(path))
+    except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
+        # The messages read so far stay imported; the damaged rest is reported, the next file read.
+        yield Unreadable(f"unreadable archive file {path} ({exc})", str(path))
 
 
 def open_archive(path: Path) -> BinaryIO:
