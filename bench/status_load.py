@@ -3,8 +3,9 @@ bytes (the ceiling), endpoint by endpoint, interleaved so machine noise hits bot
 
     .venv/bin/python bench/status_load.py --database-url sqlite:///bench/out/status.db --label sqlite
 
-For each endpoint and round: wrk on the real server, then wrk on the static one (same uvicorn
-settings, same --workers). Figures are medians over the rounds; the ratio is real req/s / static
+For each endpoint and round: wrk on the real server (`sathub serve`), on the same app with its
+answer cache off (bench/status_nocache_app.py: every request queries), then on the static one
+(same uvicorn settings, same --workers). Figures are medians over the rounds; the ratio is real req/s / static
 req/s of the same round set. Prints a markdown table and writes it to bench/out/status_<label>.md.
 
 wrk runs on the same 2 cores as the servers (1 wrk thread, 64 connections): it takes CPU from both
@@ -143,7 +144,8 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--threads", type=int, default=1, help="wrk threads (they share the CPU)")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--port", type=int, default=8751, help="real server; the static one uses port+1")
+    parser.add_argument("--port", type=int, default=8751,
+                        help="real server; port+1: answer cache off; port+2: static ceiling")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk is missing: apt-get install -y wrk")
@@ -151,57 +153,81 @@ def main() -> None:
     facts = database_facts(args.database_url)
     print(f"[{args.label}] {facts}", flush=True)
 
-    real_base, static_base = f"http://127.0.0.1:{args.port}", f"http://127.0.0.1:{args.port + 1}"
+    real_base = f"http://127.0.0.1:{args.port}"
+    nocache_base, static_base = f"http://127.0.0.1:{args.port + 1}", f"http://127.0.0.1:{args.port + 2}"
+    uvicorn_flags = ["--host", "127.0.0.1", "--workers", str(args.workers), "--loop", "uvloop", "--http",
+                     "httptools", "--no-access-log", "--no-server-header", "--proxy-headers", "--log-level",
+                     "warning"]  # what `sathub serve` passes to uvicorn.run
     real = start([str(BIN / "sathub"), "serve", "--host", "127.0.0.1", "--port", str(args.port),
                   "--workers", str(args.workers), "--database-url", args.database_url],
                  {"SATHUB_LOG_LEVEL": "warning"})
-    static = None
+    nocache = static = None
     try:
         wait_until_up(real_base + "/api/v1/health.php")
         captured = {f"{m} {p}": capture(real_base, m, p) for _, m, p in ENDPOINTS}
         responses_file = OUT / f"static_{args.label}.json"
         responses_file.write_text(json.dumps(captured), encoding="utf-8")
+        nocache = start([str(BIN / "uvicorn"), "--app-dir", str(ROOT / "bench"), "--factory",
+                         "status_nocache_app:create", "--port", str(args.port + 1), *uvicorn_flags],
+                        {"SATHUB_DATABASE_URL": args.database_url})
         static = start([str(BIN / "uvicorn"), "--app-dir", str(ROOT / "bench"), "status_static_app:app",
-                        "--host", "127.0.0.1", "--port", str(args.port + 1), "--workers", str(args.workers),
-                        "--loop", "uvloop", "--http", "httptools", "--no-access-log", "--no-server-header",
-                        "--proxy-headers", "--log-level", "warning"],
+                        "--port", str(args.port + 2), *uvicorn_flags],
                        {"STATUS_STATIC_RESPONSES": str(responses_file)})
+        wait_until_up(nocache_base + "/api/v1/health.php")
         wait_until_up(static_base + ENDPOINTS[0][2])
-        for _, method, path in ENDPOINTS:  # warm-up: pools, caches, page cache, both servers
-            for base in (real_base, static_base):
-                wrk(base, method, path, 1, args.connections, args.threads)
+        servers = {"cached": real_base, "uncached": nocache_base, "static": static_base}
+        for _, method, path in ENDPOINTS:  # warm-up: pools, caches, page cache, every server
+            for kind, base in servers.items():
+                if method == "GET" or kind != "uncached":
+                    wrk(base, method, path, 1, args.connections, args.threads)
 
-        results: dict[str, dict[str, list]] = {label: {"real": [], "static": []} for label, _, _ in ENDPOINTS}
+        results: dict[str, dict[str, list]] = {label: {kind: [] for kind in servers} for label, _, _ in ENDPOINTS}
         for round_no in range(args.rounds):
             for label, method, path in ENDPOINTS:
-                for kind, base in (("real", real_base), ("static", static_base)):
+                for kind, base in servers.items():
+                    if method == "POST" and kind == "uncached":
+                        continue  # the cache does nothing for writes
                     run = wrk(base, method, path, args.duration, args.connections, args.threads)
                     results[label][kind].append(run)
-                    print(f"  round {round_no + 1} {label:16} {kind:6} {run['rps']:8.0f} req/s "
+                    print(f"  round {round_no + 1} {label:16} {kind:8} {run['rps']:8.0f} req/s "
                           f"p50 {run['p50']:7.2f} ms p99 {run['p99']:7.2f} ms"
                           + (f" non-2xx {run['errors']}" if run["errors"] else "")
                           + (f" socket errors: {run['socket']}" if run["socket"] else ""), flush=True)
     finally:
-        for process in (real, static):
+        for process in (real, nocache, static):
             if process is not None:
                 stop(process)
 
     lines = [f"**{args.label}** — {facts}; {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; "
              f"{platform.machine()}, {os.cpu_count()} cores; --workers {args.workers}; "
-             f"wrk -t{args.threads} -c{args.connections} -d{args.duration}s, median of {args.rounds} rounds",
+             f"wrk -t{args.threads} -c{args.connections} -d{args.duration}s, median of {args.rounds} rounds. "
+             "cached = `sathub serve` (answer cache hits: no write during the run); uncached = same app "
+             "with the answer cache off (every request queries, as after each write); "
+             "static = same bytes from a bare ASGI app (the ceiling).",
              "",
-             "| endpoint | bytes | req/s | p50 ms | p99 ms | static req/s | static p99 ms | ratio | p99 < 20 ms | ratio ≥ 40 % |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|:-:|:-:|"]
+             "| endpoint | bytes | cached req/s | p50 ms | p99 ms | uncached req/s | p50 ms | p99 ms "
+             "| static req/s | p99 ms | ratio cached | ratio uncached | p99 < 20 ms (c/u) | ratio ≥ 40 % (c/u) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:-:|:-:|"]
     for label, method, path in ENDPOINTS:
-        real_runs, static_runs = results[label]["real"], results[label]["static"]
-        rps, p99 = median(real_runs, "rps"), median(real_runs, "p99")
-        ratio = rps / median(static_runs, "rps")
-        errors = sum(run["errors"] for run in real_runs)
+        runs = results[label]
+        ceiling = median(runs["static"], "rps")
+        cells, p99_ok, ratio_ok, ratios = [], [], [], []
+        for kind in ("cached", "uncached"):
+            if not runs[kind]:
+                cells += ["—"] * 3
+                ratios.append("—")
+                continue
+            rps, p99 = median(runs[kind], "rps"), median(runs[kind], "p99")
+            cells += [f"{rps:,.0f}", f"{median(runs[kind], 'p50'):.1f}", f"{p99:.1f}"]
+            ratios.append(f"{rps / ceiling:.0%}")
+            p99_ok.append(verdict(method, p99 < 20))
+            ratio_ok.append(verdict(method, rps / ceiling >= 0.4))
+        errors = sum(run["errors"] for kind in ("cached", "uncached") for run in runs[kind])
         size = len(captured[f"{method} {path}"]["body"].encode())
-        lines.append(f"| `{method} {path.removeprefix('/api/v1/')}` | {size:,} | {rps:,.0f} | "
-                     f"{median(real_runs, 'p50'):.1f} | {p99:.1f} | {median(static_runs, 'rps'):,.0f} | "
-                     f"{median(static_runs, 'p99'):.1f} | {ratio:.0%} | {verdict(method, p99 < 20)} | "
-                     f"{verdict(method, ratio >= 0.4)} |" + (f" ({errors} non-2xx)" if errors else ""))
+        lines.append(f"| `{method} {path.removeprefix('/api/v1/')}` | {size:,} | " + " | ".join(cells)
+                     + f" | {ceiling:,.0f} | {median(runs['static'], 'p99'):.1f} | " + " | ".join(ratios)
+                     + f" | {' / '.join(p99_ok)} | {' / '.join(ratio_ok)} |"
+                     + (f" ({errors} non-2xx)" if errors else ""))
     table = "\n".join(lines) + "\n"
     (OUT / f"status_{args.label}.md").write_text(table, encoding="utf-8")
     (OUT / f"status_{args.label}.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
