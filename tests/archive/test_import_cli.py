@@ -1,0 +1,71 @@
+"""`sathub archive import` and `sathub archive senders load` through the command line."""
+
+import gzip
+
+import sqlalchemy as sa
+from click.testing import CliRunner
+
+from sathub.archive.commands import list_address_from_name
+from sathub.archive.tables import emails, mailing_lists, senders
+from sathub.cli import main
+
+MBOX = (b"From alice@example.com Mon Jan  6 10:00:00 2020\nFrom: Alice <alice@example.com>\n"
+        b"Message-ID: <1@x>\nSubject: one\nDate: Mon, 06 Jan 2020 10:00:00 +0000\n\nbody\n")
+
+
+def invoke(engine, *args):
+    url = engine.url.render_as_string(hide_password=False)
+    return CliRunner().invoke(main, [*args, "--database-url", url], catch_exceptions=False)
+
+
+def test_list_address_from_file_name(tmp_path):
+    assert list_address_from_name(tmp_path / "gpsd-dev@lists.berlios.de.mbox.gz") == "gpsd-dev@lists.berlios.de"
+    assert list_address_from_name(tmp_path / "Dev@Example.org.mbox") == "dev@example.org"
+    assert list_address_from_name(tmp_path / "2004-August.txt.gz") is None
+    assert list_address_from_name(tmp_path / "dev@example.org") is None
+
+
+def test_import_takes_the_list_from_the_file_name(engine, tmp_path):
+    path = tmp_path / "dev@example.org.mbox.gz"
+    path.write_bytes(gzip.compress(MBOX))
+    result = invoke(engine, "archive", "import", str(path))
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("dev@example.org: 1 imported, 0 duplicates skipped, 0 skipped")
+    again = invoke(engine, "archive", "import", "--list", "dev@example.org", str(path))
+    assert again.output.startswith("dev@example.org: 0 imported, 1 duplicates skipped")
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(emails)).scalar_one() == 1
+
+
+def test_import_needs_a_list_address(engine, tmp_path):
+    path = tmp_path / "2004-August.txt"
+    path.write_bytes(MBOX)
+    result = invoke(engine, "archive", "import", str(path))
+    assert result.exit_code == 2 and "Give --list ADDRESS" in result.output
+    result = invoke(engine, "archive", "import", "--list", "not-an-address", str(path))
+    assert result.exit_code == 2 and "not a posting address" in result.output
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(mailing_lists)).all() == []
+
+
+def test_private_import(engine, tmp_path):
+    path = tmp_path / "x.mbox"
+    path.write_bytes(MBOX)
+    assert invoke(engine, "archive", "import", "--private", "--list", "secret@example.org", str(path)).exit_code == 0
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(mailing_lists.c.archive_policy)).scalar_one() == "private"
+
+
+def test_senders_load(engine, tmp_path):
+    csv_file = tmp_path / "ids.csv"
+    csv_file.write_text("address,mailman_id\nalice@example.com,c5ed4be3-6a3d-596f-84b6-1607e27f11c8\n")
+    result = invoke(engine, "archive", "senders", "load", str(csv_file))
+    assert (result.exit_code, result.output) == (0, "1 sender ids loaded, 0 rejected\n")
+    csv_file.write_text("address,mailman_id\nbob@example.com,nope\n")
+    result = invoke(engine, "archive", "senders", "load", str(csv_file))
+    assert result.exit_code == 1 and "line 2: 'nope' is not a Mailman user id" in result.output
+    csv_file.write_text("email,id\n")
+    assert invoke(engine, "archive", "senders", "load", str(csv_file)).exit_code == 2
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(senders.c.address, senders.c.mailman_id)).all() == [
+            ("alice@example.com", "c5ed4be36a3d596f84b61607e27f11c8")]
