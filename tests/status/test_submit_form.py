@@ -1,0 +1,303 @@
+"""/submit.php: the legacy form's rules (pure) and the one-shot submissions real apps send
+(status-api.md section 8, clients.md items 1, 7-11), the CSRF rule and the rate limit."""
+
+from datetime import datetime, timedelta, timezone
+from urllib.parse import quote, urlencode
+
+import pytest
+import sqlalchemy as sa
+from starlette.testclient import TestClient
+
+from sathub.app import create_app
+from sathub.status import csrf, form
+from sathub.status.tables import rate_limits, reports
+from tests.status.seed import seed_catalog
+
+NOW = datetime(2026, 5, 23, 8, 40, tzinfo=timezone.utc)
+GOOD = {"SatSubmit": "yes", "SatName": "AO-91", "SatReport": "Heard", "SatYear": "2026", "SatMonth": "05",
+        "SatDay": "23", "SatHour": "08", "SatPeriod": "2", "SatCall": "W1AW", "SatGridSquare": "fn42"}
+
+
+def checked(**changes):
+    return form.check({**GOOD, **changes}, NOW)
+
+
+# --- the pure rules ---
+
+def test_fields_come_from_the_post_body_first_then_the_query_string():
+    fields = form.read_fields({"SatName": "", "SatCall": "K1ABC"}, {"SatName": "AO-91", "SatReport": "Heard"})
+    assert (fields["SatName"], fields["SatCall"], fields["SatReport"], fields["Confirm"]) == ("", "K1ABC", "Heard", "")
+
+
+@pytest.mark.parametrize("value, submitted", [("yes", True), ("Submit Data", True), ("", False), ("0", False)])
+def test_only_a_truthy_satsubmit_does_anything(value, submitted):
+    assert form.is_submitted({"SatSubmit": value}) is submitted
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"SatName": ""}, form.MISSING_NAME_OR_REPORT),
+    ({"SatReport": ""}, form.MISSING_NAME_OR_REPORT),
+    ({"SatReport": "Loud"}, form.MISSING_NAME_OR_REPORT),
+    ({"SatCall": "  "}, form.MISSING_CALLSIGN),
+    ({"SatCall": "NOT_A_CALL"}, form.INVALID_CALLSIGN),
+    ({"SatHour": "09"}, form.INVALID_TIME),
+    ({"SatDay": "24", "SatHour": "00"}, form.INVALID_TIME),
+    ({"SatMonth": "02", "SatDay": "30"}, form.INVALID_TIME),
+    ({"SatHour": "24"}, form.INVALID_TIME),
+    ({"SatPeriod": "4"}, form.INVALID_TIME),
+    ({"SatHour": "8am"}, form.INVALID_TIME),
+    ({"SatGridSquare": "ZZ99"}, form.INVALID_GRID),
+    ({"SatCall": "W1AW/AB.C"}, form.FORBIDDEN_CHARACTER),
+])
+def test_each_check_answers_with_upstreams_message(changes, message):
+    result = checked(**changes)
+    assert isinstance(result, form.Rejected) and result.message == message
+
+
+def test_go_back_link_only_where_upstream_offers_it():
+    assert checked(SatName="").go_back and not checked(SatCall="").go_back
+    assert not checked(SatCall="W1AW/AB.C").go_back
+
+
+def test_a_later_quarter_of_the_current_hour_passes_the_hour_granular_future_check():
+    assert isinstance(checked(SatHour="8", SatPeriod="3"), form.Checked)
+
+
+@pytest.mark.parametrize("call, grid, stored_call, stored_grid", [
+    ("W1AW", "fn42", "W1AW", "FN42"),
+    ("w1aw/FN42", "", "w1aw", "FN42"),
+    ("W1AW//FN42AB", "", "W1AW", "FN42ab"),
+    ("W1AW", "fn31pr12", "W1AW", "FN31pr"),
+    ("EA8/DL1ABC/QRPP", "", "EA8/DL1ABC/QRP", ""),
+    ("i12345ab", "", "i12345ab", ""),
+])
+def test_callsign_and_grid_normalization(call, grid, stored_call, stored_grid):
+    result = checked(SatCall=call, SatGridSquare=grid)
+    assert (result.callsign, result.grid_square) == (stored_call, stored_grid)
+
+
+def test_confirmation_values_and_the_yes_link():
+    result = checked(SatName="AO-7_[U/v] x&y", SatReport="Not Heard", SatCall="w1aw", SatMonth="5", SatDay="3",
+                     SatHour="8", SatGridSquare="")
+    assert result.shown_date == "Sunday, 5-3-2026"
+    assert result.shown_time == "8:31-:45"
+    assert result.shown_grid == "* None entered *"
+    assert checked().shown_report == "Transponder/Repeater active"
+    assert result.yes_query() == ("SatSubmit=yes&Confirm=yes&SatName=AO-7_%5BU%2Fv%5D+x%26y&SatYear=2026&SatMonth=5"
+                                  "&SatDay=3&SatHour=8&SatPeriod=2&SatCall=W1AW&SatReport=Not+Heard&SatGridSquare=")
+
+
+# --- over HTTP ---
+
+@pytest.fixture
+def seeded(engine):
+    seed_catalog(engine, aliases=[("[B]_AO-7", "FO-29"), ("QO-100_NB", "ISS-FM")])
+    return engine
+
+
+def now_fields(**changes):
+    now = datetime.now(timezone.utc) - timedelta(minutes=1)
+    fields = {**GOOD, "Confirm": "yes", "SatYear": str(now.year), "SatMonth": f"{now.month:02d}",
+              "SatDay": f"{now.day:02d}", "SatHour": f"{now.hour:02d}", "SatPeriod": str(now.minute // 15)}
+    return {**fields, **changes}
+
+
+def stored(engine):
+    with engine.connect() as conn:
+        return conn.execute(sa.select(reports.c.name, reports.c.callsign, reports.c.report, reports.c.grid_square)
+                            .order_by(reports.c.id)).all()
+
+
+def test_one_shot_get_stores_and_answers_200_directly(client, seeded):
+    response = client.get("/submit.php?" + urlencode(now_fields()), follow_redirects=False)
+    assert response.status_code == 200
+    assert "Thank you for your submission" in response.text
+    assert stored(seeded) == [("AO-91", "W1AW", "Heard", "FN42")]
+
+
+def test_the_same_one_shot_twice_replaces_and_says_so(client, seeded):
+    query = urlencode(now_fields())
+    client.get("/submit.php?" + query)
+    response = client.get("/submit.php?" + urlencode(now_fields(SatReport="Not Heard")))
+    assert "already made a report" in response.text and "This report will replace the previous one." in response.text
+    assert stored(seeded) == [("AO-91", "W1AW", "Not Heard", "FN42")]
+
+
+@pytest.mark.parametrize("query_of, name", [
+    # Cloudlog / Wavelog / cqrlog: string concatenation, raw brackets and slashes, no encoding.
+    (lambda f: "&".join(f"{k}={v}" for k, v in f.items()), "QO-100_NB"),
+    # reqwest (CiRCLE bot): spaces as %20.
+    (lambda f: urlencode(f, quote_via=quote), "ISS Voice Repeater"),
+    # .NET HttpUtility / PHP http_build_query (SkyRoof, Zenith): spaces as '+', brackets encoded.
+    (lambda f: urlencode(f), "ISS Voice Repeater"),
+])
+def test_apps_encodings_all_reach_the_same_rules(client, seeded, query_of, name):
+    fields = now_fields(SatName=name, SatReport="Telemetry Only")
+    response = client.get("/submit.php?" + query_of(fields))
+    if name == "ISS Voice Repeater":  # a display name: the form only takes API names (8.3 row 8)
+        assert response.status_code == 422 and form.UNKNOWN_SATELLITE in response.text
+        assert stored(seeded) == []
+    else:  # a retired name, stored under the current one through the catalog's aliases
+        assert response.status_code == 200
+        assert stored(seeded) == [("ISS-FM", "W1AW", "Telemetry Only", "FN42")]
+
+
+def test_raw_brackets_spaces_and_slashes_in_names_and_callsigns(client, seeded):
+    fields = now_fields(SatName="[B]_AO-7", SatCall="ea8/dl1abc/FN31pr", SatGridSquare="")
+    query = "&".join(f"{k}={v}" for k, v in fields.items())
+    assert client.get("/submit.php?" + query).status_code == 200
+    assert stored(seeded) == [("FO-29", "ea8/dl1abc", "Heard", "FN31pr")]
+
+
+def test_unpadded_numbers_missing_grid_and_an_extra_app_parameter(client, seeded):
+    now = datetime.now(timezone.utc) - timedelta(minutes=1)
+    fields = now_fields(SatMonth=str(now.month), SatDay=str(now.day), SatHour=str(now.hour), App="SkyRoof")
+    del fields["SatGridSquare"]
+    assert client.get("/submit.php?" + urlencode(fields)).status_code == 200
+    assert stored(seeded) == [("AO-91", "W1AW", "Heard", "")]
+
+
+def test_a_form_post_stores_too_and_post_fields_win(client, seeded):
+    response = client.post("/submit.php?SatCall=BAD!", data=now_fields(SatSubmit="Submit Data"))
+    assert response.status_code == 200 and "Thank you" in response.text
+    assert stored(seeded)[0].callsign == "W1AW"
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"SatName": "NO-SUCH-SAT"}, form.UNKNOWN_SATELLITE),
+    ({"SatName": "AO-91' OR '1'='1"}, form.UNKNOWN_SATELLITE),
+    ({"SatCall": "NOT_A_CALL"}, form.INVALID_CALLSIGN),
+    ({"SatCall": ""}, form.MISSING_CALLSIGN),
+    ({"SatGridSquare": "ZZ99"}, form.INVALID_GRID),
+])
+def test_rejections_are_422_with_the_message_and_store_nothing(client, seeded, changes, message):
+    response = client.get("/submit.php?" + urlencode(now_fields(**changes)))
+    assert response.status_code == 422
+    assert message in response.text
+    assert stored(seeded) == []
+
+
+def test_a_future_hour_is_refused(client, seeded):
+    later = datetime.now(timezone.utc) + timedelta(hours=1)
+    response = client.get("/submit.php?" + urlencode(now_fields(
+        SatYear=str(later.year), SatMonth=str(later.month), SatDay=str(later.day), SatHour=str(later.hour))))
+    assert response.status_code == 422 and form.INVALID_TIME in response.text
+    assert stored(seeded) == []
+
+
+def test_without_confirm_only_the_confirmation_page_is_shown(client, seeded):
+    fields = now_fields(SatCall="w1aw/fn42", SatGridSquare="")
+    del fields["Confirm"]
+    response = client.post("/submit.php", data=fields)
+    assert response.status_code == 200
+    assert "You Entered:" in response.text and "w1aw" in response.text
+    assert "SatCall=W1AW&amp;SatReport=Heard&amp;SatGridSquare=FN42" in response.text
+    assert 'href="http://sathub.test/submit.php?SatSubmit=yes&amp;Confirm=yes&amp;SatName=AO-91&amp;' in response.text
+    assert stored(seeded) == []
+
+
+def test_confirmation_page_escapes_what_was_sent(client, seeded):
+    fields = now_fields(SatName="AO-91")
+    del fields["Confirm"]
+    response = client.get("/submit.php?" + urlencode(fields) + "&SatYear=<script>")
+    assert "<script>" not in response.text
+
+
+def test_without_satsubmit_the_page_is_empty(client, seeded):
+    fields = now_fields()
+    del fields["SatSubmit"]
+    response = client.get("/submit.php?" + urlencode(fields))
+    assert response.status_code == 200 and "Thank" not in response.text
+    assert stored(seeded) == []
+
+
+# --- cross-site request forgery ---
+
+def test_a_cross_site_browser_post_without_token_is_refused(client, seeded):
+    response = client.post("/submit.php", data=now_fields(), headers={
+        "Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"})
+    assert response.status_code == 403
+    assert stored(seeded) == []
+
+
+def test_a_foreign_origin_is_refused_even_without_fetch_metadata(client, seeded):
+    response = client.post("/submit.php", data=now_fields(), headers={"Origin": "null"})
+    assert response.status_code == 403
+    assert stored(seeded) == []
+
+
+def test_a_cross_site_request_with_the_pages_token_is_accepted(client, seeded):
+    page = client.get("/")
+    token = page.text.split(f'name="{csrf.TOKEN_FIELD}" value="')[1].split('"')[0]
+    response = client.post("/submit.php", data={**now_fields(), csrf.TOKEN_FIELD: token},
+                           headers={"Origin": "https://amsat.org", "Referer": "https://amsat.org/status/"})
+    assert response.status_code == 200
+    assert len(stored(seeded)) == 1
+
+
+def test_same_origin_browser_requests_and_header_less_apps_need_no_token(client, seeded):
+    assert client.post("/submit.php", data=now_fields(), headers={
+        "Origin": "http://sathub.test", "Sec-Fetch-Site": "same-origin"}).status_code == 200
+    assert client.get("/submit.php?" + urlencode(now_fields(SatCall="K1ABC")), headers={
+        "Referer": "http://sathub.test/submit.php"}).status_code == 200
+    assert client.get("/submit.php?" + urlencode(now_fields(SatCall="DL1ABC"))).status_code == 200
+    assert len(stored(seeded)) == 3
+
+
+@pytest.mark.parametrize("headers, foreign", [
+    ({}, False),
+    ({"sec-fetch-site": "none"}, False),
+    ({"sec-fetch-site": "same-site", "origin": "https://amsat.org"}, False),
+    ({"sec-fetch-site": "cross-site"}, True),
+    ({"origin": "https://www.amsat.org"}, False),
+    ({"origin": "https://evil.example"}, True),
+    ({"referer": "https://evil.example/page"}, True),
+    ({"referer": "https://www.amsat.org/status/"}, False),
+])
+def test_foreign_request_rule(headers, foreign):
+    assert csrf.is_foreign(headers, {"https://www.amsat.org"}) is foreign
+
+
+def test_tokens_are_bound_and_expire():
+    token = csrf.make_token("s", "10.0.0.1", now=1000)
+    assert csrf.token_is_valid("s", "10.0.0.1", token, now=1000 + 60)
+    assert not csrf.token_is_valid("s", "10.0.0.2", token, now=1060)
+    assert not csrf.token_is_valid("t", "10.0.0.1", token, now=1060)
+    assert not csrf.token_is_valid("s", "10.0.0.1", token, now=1000 + csrf.TOKEN_LIFETIME + 1)
+    assert not csrf.token_is_valid("s", "10.0.0.1", "garbage")
+
+
+# --- rate limit ---
+
+@pytest.fixture
+def limited_client(seeded, settings):
+    from dataclasses import replace
+
+    app = create_app(replace(settings, submit_rate_per_minute=3), engine=seeded)
+    with TestClient(app, base_url="http://sathub.test") as test_client:
+        yield test_client
+
+
+def test_over_the_limit_submissions_get_429_with_retry_after(limited_client, seeded):
+    answers = [limited_client.get("/submit.php?" + urlencode(now_fields(SatCall=call)))
+               for call in ("W1AW", "K1ABC", "DL1ABC", "G4ABC")]
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert 1 <= int(answers[-1].headers["Retry-After"]) <= 60
+    assert "Too many reports" in answers[-1].text
+    assert len(stored(seeded)) == 3
+    fields = now_fields()
+    del fields["Confirm"]
+    assert limited_client.get("/submit.php?" + urlencode(fields)).status_code == 200  # confirmations are free
+
+
+def test_the_counter_is_one_shared_row_per_client_and_window(seeded):
+    from sathub import db
+    from sathub.status import page_store
+
+    with db.connect(seeded, write=True) as conn:
+        hits = [page_store.count_hit(conn, "submit:1.2.3.4", 6000) for _ in range(3)]
+        assert page_store.count_hit(conn, "submit:1.2.3.4", 6060) == 1
+        page_store.count_hit(conn, "submit:5.6.7.8", 6060)
+    assert hits == [1, 2, 3]
+    with seeded.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(rate_limits)).scalar() == 2
