@@ -17,7 +17,9 @@ from __future__ import annotations
 import argparse
 import random
 import re
+import statistics
 import string
+import time
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -76,11 +78,19 @@ def record(url: str, cache: bool) -> tuple[object, dict[str, list[tuple[str, obj
     return engine, recorded
 
 
-def explain(engine, statement: str, parameters) -> tuple[str, bool]:
-    """The plan text, and whether it reads the whole reports table."""
+def explain(engine, statement: str, parameters) -> tuple[str, bool, float]:
+    """The plan text, whether it reads the whole reports table, and the median wall time (ms) of
+    5 runs of the statement with its rows fetched (SELECTs only; 0 for writes)."""
     raw = engine.raw_connection()
     try:
         cursor = raw.cursor()
+        times = []
+        if statement.lstrip().upper().startswith(("SELECT", "WITH")):
+            for _ in range(5):
+                began = time.perf_counter()
+                cursor.execute(statement, parameters)
+                cursor.fetchall()
+                times.append((time.perf_counter() - began) * 1000)
         if engine.dialect.name == "sqlite":
             cursor.execute("EXPLAIN QUERY PLAN " + statement, parameters)
             lines = [row[3] for row in cursor.fetchall()]
@@ -89,7 +99,7 @@ def explain(engine, statement: str, parameters) -> tuple[str, bool]:
             cursor.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + statement, parameters)
             lines = [row[0] for row in cursor.fetchall()]
             full = any("Seq Scan on reports" in line for line in lines)
-        return "\n".join(lines), full
+        return "\n".join(lines), full, statistics.median(times) if times else 0.0
     finally:
         raw.rollback()  # EXPLAIN ANALYZE of an INSERT really runs it
         raw.close()
@@ -122,9 +132,10 @@ def main() -> None:
         for statement, parameters in statements:
             if not statement.lstrip().upper().startswith(("SELECT", "INSERT", "WITH")):
                 continue  # BEGIN / pragmas: nothing to plan
-            plan, full = explain(large_engine, statement, parameters)
+            plan, full, took = explain(large_engine, statement, parameters)
             flat = " ".join(statement.split())
-            lines += [f"**{label}**{' — FULL SCAN of reports' if full else ''}", "",
+            lines += [f"**{label}**{' — FULL SCAN of reports' if full else ''}"
+                      + (f" — {took:.2f} ms (median of 5, rows fetched)" if took else ""), "",
                       f"```sql\n{flat[:600]}{' …' if len(flat) > 600 else ''}\n```", "",
                       f"```\n{plan}\n```", ""]
     text = "\n".join(lines)
