@@ -28,6 +28,7 @@ class Square:
 class Strip:
     width: int
     height: int
+    plot_x: int  # where the squares start, right of the hour labels
     squares: list[Square]
     day_labels: list[tuple[int, str]]  # (x, label) every 5 days
     hour_labels: list[tuple[int, str]]  # (y, label) for 00, 06, 12, 18 UTC
@@ -56,5 +57,5 @@ def build_strip(today: date, counts: Iterable[tuple[date, int, str, int]]) -> St
         squares.append(Square(x, y, state, title))
     day_labels = [(LABEL_WIDTH + n * CELL, day_label(start + timedelta(days=n))) for n in range(0, DAYS, 5)]
     hour_labels = [(block * CELL, f"{2 * block:02d}h") for block in range(0, BLOCKS_PER_DAY, 3)]
-    return Strip(width=LABEL_WIDTH + DAYS * CELL, height=BLOCKS_PER_DAY * CELL + 16, squares=squares,
+    return Strip(width=LABEL_WIDTH + DAYS * CELL, height=BLOCKS_PER_DAY * CELL + 16, plot_x=LABEL_WIDTH, squares=squares,
                  day_labels=day_labels, hour_labels=hour_labels, reported_blocks=len(squares))
