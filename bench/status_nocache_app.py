@@ -10,6 +10,7 @@ the revision (as a miss does) and then runs the queries and renders the answer.
 """
 
 from sathub.app import app_from_env
+from sathub.db import connect
 
 
 class NoCache:
@@ -21,5 +22,15 @@ class NoCache:
 
 def create():
     app = app_from_env()
-    app.state.answer_cache = NoCache()
+    if hasattr(app.state, "answers"):
+        # AnswerCache(engine).get(key, revision, compute(conn)): compute on a pooled connection, keep nothing.
+        cache = app.state.answers
+
+        def get(key, revision, compute):
+            with connect(cache.engine) as conn:
+                return compute(conn)
+
+        cache.get = get
+    else:  # the earlier RevisionCache API
+        app.state.answer_cache = NoCache()
     return app
