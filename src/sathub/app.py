@@ -8,7 +8,7 @@ from starlette.routing import Mount
 from sathub.archive import api as archive_api
 from sathub.config import Settings
 from sathub.db import create_engine
-from sathub.status.cache import RevisionCache
+from sathub.status.cache import AnswerCache
 from sathub.status import admin, api, docs, legacy, pages
 
 
@@ -27,7 +27,7 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     app = Starlette(routes=routes)
     app.state.settings = settings
     app.state.engine = engine if engine is not None else create_engine(settings.database_url)
-    app.state.answer_cache = RevisionCache()
+    app.state.answers = AnswerCache(app.state.engine)
     return app
 
 

@@ -14,7 +14,7 @@ from starlette.routing import Route
 
 from sathub.db import connect
 from sathub.status import rules, store, submission, times
-from sathub.status.cache import cached
+from sathub.status.cache import answers_of
 from sathub.status.responses import API_VERSION, ApiError, endpoint, envelope, invalid_parameter
 from sathub.web import PrettyFragment, engine_of, php_pretty_json, route, settings_of, site_url
 
@@ -83,15 +83,15 @@ async def catalog(request: Request) -> Response:
     with_stats = rules.query_bool(request.query_params.get("include_stats"))
     base = api_base(request)
 
-    def render() -> str | None:
+    def render(conn) -> str | None:
         rows = store.catalog(conn, name, with_stats)
         if name is not None and not rows:
             return None
         data = [satellite_item(row, base, with_stats) for row in rows]
         return php_pretty_json({"data": data, "meta": {"count": len(data)}})
 
-    with connect(engine_of(request)) as conn:
-        body = cached(request, conn, ("catalog", name and name.lower(), with_stats, base), render)
+    answers = answers_of(request)
+    body = answers.get(("catalog", name and name.lower(), with_stats, base), answers.revision(), render)
     if body is None:
         raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
     return envelope(request, body)
@@ -116,34 +116,35 @@ async def reports_endpoint(request: Request) -> Response:
 
 
 def search_reports(request: Request) -> Response:
-    with connect(engine_of(request)) as conn:
-        hours = query_int(request, "hours", 72, 1, 720)
-        limit = query_int(request, "limit", 100, 1, 500)
-        name = query_text(request, "name")
-        try:  # checked after the name, whose 404 comes first (evaluation order of 4.2)
-            since, window = window_since(hours, query_text(request, "since"))
-            grid, report = grid_filter(request), status_filter(request)
-            invalid = None
-        except ApiError as error:
-            invalid = error
-        names: tuple[str, ...] = ()
-        if name is not None:
-            matches = cached(request, conn, ("names", name.lower()),
-                             lambda: tuple(row.api_name.lower() for row in store.catalog(conn, name)))
-            if not matches:
-                raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
-            names = tuple(sorted({name.lower(), *matches}))
-        if invalid is not None:
-            raise invalid
-        callsign = query_text(request, "callsign")
-        callsign = callsign.upper() if callsign else None
+    answers = answers_of(request)
+    revision = answers.revision()  # the database comes first in the evaluation order of 4.2
+    hours = query_int(request, "hours", 72, 1, 720)
+    limit = query_int(request, "limit", 100, 1, 500)
+    name = query_text(request, "name")
+    try:  # checked after the name, whose 404 comes first
+        since, window = window_since(hours, query_text(request, "since"))
+        grid, report = grid_filter(request), status_filter(request)
+        invalid = None
+    except ApiError as error:
+        invalid = error
+    names: tuple[str, ...] = ()
+    if name is not None:
+        matches = answers.get(("names", name.lower()), revision,
+                              lambda conn: tuple(row.api_name.lower() for row in store.catalog(conn, name)))
+        if not matches:
+            raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
+        names = tuple(sorted({name.lower(), *matches}))
+    if invalid is not None:
+        raise invalid
+    callsign = query_text(request, "callsign")
+    callsign = callsign.upper() if callsign else None
 
-        def render() -> tuple[int, PrettyFragment]:
-            rows = store.search_reports(conn, window=window, limit=limit, names=names, callsign=callsign,
-                                        grid_square=grid, report=report)
-            return len(rows), PrettyFragment(php_pretty_json([report_read_form(row) for row in rows], "    "))
+    def render(conn) -> tuple[int, PrettyFragment]:
+        rows = store.search_reports(conn, window=window, limit=limit, names=names, callsign=callsign,
+                                    grid_square=grid, report=report)
+        return len(rows), PrettyFragment(php_pretty_json([report_read_form(row) for row in rows], "    "))
 
-        count, data = cached(request, conn, ("reports", window, limit, names, callsign, grid, report), render)
+    count, data = answers.get(("reports", window, limit, names, callsign, grid, report), revision, render)
     return envelope(request, {"data": data, "meta": {"count": count, "limit": limit, "since": since,
                                                      "hours": hours}})
 
@@ -181,19 +182,19 @@ async def create_report(request: Request) -> Response:
 
 @endpoint("GET")
 async def summary(request: Request) -> Response:
-    with connect(engine_of(request)) as conn:
-        hours = query_int(request, "hours", 24, 1, 720)
-        _, window = window_since(hours)
+    answers = answers_of(request)
+    revision = answers.revision()
+    hours = query_int(request, "hours", 24, 1, 720)
+    _, window = window_since(hours)
 
-        def render() -> str:
-            data = [{"name": row.name, "satellite_display_name": row.satellite_display_name,
-                     "report": row.report, "report_count": row.report_count,
-                     "latest_reported_time": times.read_form_time_of_key(row.latest)}
-                    for row in store.summary(conn, window)]
-            return php_pretty_json({"data": data, "meta": {"hours": hours, "count": len(data)}})
+    def render(conn) -> str:
+        data = [{"name": row.name, "satellite_display_name": row.satellite_display_name,
+                 "report": row.report, "report_count": row.report_count,
+                 "latest_reported_time": times.read_form_time_of_key(row.latest)}
+                for row in store.summary(conn, window)]
+        return php_pretty_json({"data": data, "meta": {"hours": hours, "count": len(data)}})
 
-        body = cached(request, conn, ("summary", hours, window), render)
-    return envelope(request, body)
+    return envelope(request, answers.get(("summary", hours, window), revision, render))
 
 
 @endpoint("GET")

@@ -1,8 +1,8 @@
 """Rendered answers kept per process while the data revision they were computed at is current.
 
 The revision lives in the database and triggers bump it on every write (migration 0001), so an
-answer is never served stale, whichever process or path wrote, and each request still reads
-the revision first (one statement)."""
+answer is never served stale, whichever process or path wrote. Each request reads the revision
+first (one cheap statement); only a miss opens a pooled connection to compute the answer."""
 
 from __future__ import annotations
 
@@ -10,29 +10,37 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
-from sathub.status.store import data_revision
+from sqlalchemy.engine import Connection, Engine
+
+from sathub.db import RevisionProbe, connect
 
 T = TypeVar("T")
 
 
-class RevisionCache:
-    def __init__(self, size: int = 1024):
+class AnswerCache:
+    def __init__(self, engine: Engine, size: int = 1024):
+        self.engine = engine
+        self.probe = RevisionProbe(engine)
         self._size = size
         self._entries: OrderedDict[Hashable, tuple[int, object]] = OrderedDict()
 
-    def get_or_compute(self, key: Hashable, revision: int, compute: Callable[[], T]) -> T:
+    def revision(self) -> int:
+        """The current data revision; raises DatabaseUnavailable when the database is away."""
+        return self.probe.read()
+
+    def get(self, key: Hashable, revision: int, compute: Callable[[Connection], T]) -> T:
+        """The answer for `key` at `revision`, computed on a pooled connection when not kept."""
         entry = self._entries.get(key)
         if entry is not None and entry[0] == revision:
             self._entries.move_to_end(key)
             return entry[1]
-        value = compute()
+        with connect(self.engine) as conn:
+            value = compute(conn)
         self._entries[key] = (revision, value)
-        self._entries.move_to_end(key)
         if len(self._entries) > self._size:
             self._entries.popitem(last=False)
         return value
 
 
-def cached(request, conn, key: Hashable, compute: Callable[[], T]) -> T:
-    """`compute()`'s value for `key`, reused while the database's data revision is unchanged."""
-    return request.app.state.answer_cache.get_or_compute(key, data_revision(conn), compute)
+def answers_of(request) -> AnswerCache:
+    return request.app.state.answers

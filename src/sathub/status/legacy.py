@@ -10,21 +10,20 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sathub.db import connect
 from sathub.status import rules, store, times
-from sathub.status.cache import cached
+from sathub.status.cache import answers_of
 from sathub.status.responses import endpoint, legacy_array
-from sathub.web import engine_of, php_compact_json, route
+from sathub.web import php_compact_json, route
 
 
 @endpoint("GET")
 async def satellites(request: Request) -> Response:
-    def render() -> bytes:
+    def render(conn) -> bytes:
         return php_compact_json([{"id": row.id, "name": row.display_name, "html_element_name": row.api_name,
                                   "website": row.website} for row in store.catalog(conn)])
 
-    with connect(engine_of(request)) as conn:
-        return legacy_array(request, cached(request, conn, ("satellites",), render))
+    answers = answers_of(request)
+    return legacy_array(request, answers.get(("satellites",), answers.revision(), render))
 
 
 def sat_info_hours(raw: str | None) -> int:
@@ -41,15 +40,15 @@ async def sat_info(request: Request) -> Response:
     hours = sat_info_hours(request.query_params.get("hours"))
     window = times.first_included_hour(times.utc_now() - timedelta(hours=hours))
 
-    def render() -> bytes:
+    def render(conn) -> bytes:
         # Old rows may hold a NULL grid; clients need a string (clients.md, item 3).
         return php_compact_json([{"name": row.name, "reported_time": times.read_form_time(row.day, row.hour),
                                   "callsign": row.callsign, "report": row.report,
                                   "grid_square": row.grid_square or ""}
                                  for row in store.sat_info(conn, name, window)])
 
-    with connect(engine_of(request)) as conn:
-        return legacy_array(request, cached(request, conn, ("sat_info", name.lower(), window), render))
+    answers = answers_of(request)
+    return legacy_array(request, answers.get(("sat_info", name.lower(), window), answers.revision(), render))
 
 
 def routes() -> list[Route]:
