@@ -62,7 +62,7 @@ def test_form_callsign_normalization(raw, callsign, grid):
 @pytest.mark.parametrize("raw, stored", [
     ("em48", "EM48"), ("EM48AB", "EM48ab"), ("fn42AB", "FN42ab"), (" io91wm ", "IO91wm"),
     ("JO22ab12", "JO22ab"), ("JO22AB12CD", "JO22ab"),
-    ("EM48A", None), ("ZZ99", None), ("BADGRID", None), ("EM48AB1", None), ("", None), ("EM4８", None),
+    ("EM48A", None), ("ZZ99", None), ("BADGRID", None), ("EM48AB1", None), ("", None), ("EM4８", None), ("EM48ﬀ", None), ("ﬀ12", None),
 ])
 def test_grid_squares(raw, stored):
     assert rules.parse_grid(raw) == stored

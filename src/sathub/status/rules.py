@@ -57,10 +57,10 @@ def parse_grid(text: str) -> str | None:
 
     4 and 6 characters are kept; 8 and 10 (logging programs' station settings) keep their
     first 6, the precision the service stores."""
-    grid = normalize_grid(text)
-    if not _GRID.fullmatch(grid) or not grid.isascii():
+    if not text.isascii():  # upper() turns some non-ASCII lookalikes (such as 'ﬀ') into letters
         return None
-    return grid[:6]
+    grid = normalize_grid(text)
+    return grid[:6] if _GRID.fullmatch(grid) else None
 
 
 # --- callsigns (5.2) ---
