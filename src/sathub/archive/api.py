@@ -79,7 +79,7 @@ def get_threads(call: Call):
     name = mailing_list.name
     results = [objects.thread(row, name, neighbours, call.links)
                for row, neighbours in zip(rows, objects.page_neighbours(rows, around))]
-    return call.listing(results, count, call.links.threads(name))
+    return call.listing(results, count, call.links.of_list(name).threads)
 
 
 def get_thread(call: Call) -> dict:
@@ -105,23 +105,21 @@ def get_thread_emails(call: Call):
         thread = store.find_thread(conn, mailing_list.id, thread_id)
         rows, children = [], {}
         if thread is not None:
-            rows = store.thread_emails(conn, thread.id, call.page)
+            rows = store.thread_emails(conn, mailing_list.name, thread, call.page)
             children = store.thread_children(conn, thread.id, rows)
-    name = mailing_list.name
-    return call.listing(objects.emails_of_list(rows, name, children, call.links),
-                        thread.emails_count if thread else 0, call.links.thread_emails(name, thread_id))
+    return call.listing(objects.emails(rows, children, call.links), thread.emails_count if thread else 0,
+                        call.links.thread_emails(mailing_list.name, thread_id))
 
 
 def get_list_emails(call: Call):
     address = list_address(call)
     with call.connect() as conn:
         mailing_list = visible_list(conn, address)
-        rows = store.list_emails(conn, mailing_list.id, call.page)
+        rows = store.list_emails(conn, mailing_list, call.page)
         children = store.list_children(conn, mailing_list.id, rows)
         count = store.count_list_emails(conn, mailing_list.id) if call.page else None
-    name = mailing_list.name
-    return call.listing(objects.emails_of_list(rows, name, children, call.links), count,
-                        call.links.list_emails(name))
+    return call.listing(objects.emails(rows, children, call.links), count,
+                        call.links.of_list(mailing_list.name).emails)
 
 
 def get_email(call: Call) -> dict:
@@ -129,12 +127,12 @@ def get_email(call: Call) -> dict:
     unknown = "No Email matches the given query."
     with call.connect() as conn:
         mailing_list = visible_list(conn, address, unknown)
-        row = store.find_email(conn, mailing_list.id, call.params["message_id_hash"])
+        row = store.find_email(conn, mailing_list, call.params["message_id_hash"])
         if row is None:
             raise ApiError(404, unknown)
         children = store.email_children(conn, row.id)
         attachment_rows = store.email_attachments(conn, row.id)
-    return objects.email_detail(row, mailing_list.name, children, attachment_rows, call.links)
+    return objects.email_detail(row, children, attachment_rows, call.links)
 
 
 def get_sender_emails(call: Call):
@@ -145,11 +143,10 @@ def get_sender_emails(call: Call):
         sender = store.find_sender(conn, key)
         rows, children, count = [], {}, 0
         if sender is not None:
-            rows = store.sender_emails(conn, sender.id, call.page)
+            rows = store.sender_emails(conn, sender, call.page)
             children = store.sender_children(conn, sender.id, rows)
             count = store.count_sender_emails(conn, sender.id) if call.page else None
-    return call.listing(objects.emails_of_sender(rows, sender, children, call.links) if sender else [],
-                        count, call.links.sender_emails(key.lower()))
+    return call.listing(objects.emails(rows, children, call.links), count, call.links.sender_emails(key.lower()))
 
 
 def get_tags(call: Call) -> list:

@@ -18,6 +18,21 @@ def quote_path(text: str) -> str:
     return quote(text, safe=_PATH_SAFE)
 
 
+class ListLinks:
+    """The links of one list's resources, as prefixes: an answer builds hundreds of them."""
+
+    __slots__ = ("list", "threads", "emails", "email", "thread", "end")
+
+    def __init__(self, api: str, address: str, suffix: str) -> None:
+        base = f"{api}list/{quote_path(address)}/"
+        self.list = base + suffix
+        self.threads = f"{base}threads/{suffix}"
+        self.emails = f"{base}emails/{suffix}"
+        self.email = base + "email/"  # + hash + end
+        self.thread = base + "thread/"  # + thread id + end, or + thread id + "/emails" + end
+        self.end = "/" + suffix
+
+
 class Links:
     """Link builder for one request: `site` is the public base URL, `prefix` one of API_PREFIXES."""
 
@@ -26,14 +41,14 @@ class Links:
         # The web UI paths (attachment downloads) sit beside `api/`: /archives/api/ -> /archives/.
         self.web = site + prefix[: -len("api/")]
         self.suffix = f"?format={quote(format_value, safe='')}" if format_value else ""
-        self._lists: dict[str, str] = {}
+        self._lists: dict[str, ListLinks] = {}
+        self._senders: dict[str, str] = {}
 
-    def _list_path(self, address: str) -> str:
-        # Many links of one answer share a list; quote each address once.
-        path = self._lists.get(address)
-        if path is None:
-            path = self._lists[address] = f"{self.api}list/{quote_path(address)}/"
-        return path
+    def of_list(self, address: str) -> ListLinks:
+        links = self._lists.get(address)
+        if links is None:
+            links = self._lists[address] = ListLinks(self.api, address, self.suffix)
+        return links
 
     def index(self) -> str:
         return f"{self.api}{self.suffix}"
@@ -44,26 +59,23 @@ class Links:
     def tags(self) -> str:
         return f"{self.api}tags/{self.suffix}"
 
-    def mailing_list(self, address: str) -> str:
-        return f"{self._list_path(address)}{self.suffix}"
-
-    def threads(self, address: str) -> str:
-        return f"{self._list_path(address)}threads/{self.suffix}"
-
-    def list_emails(self, address: str) -> str:
-        return f"{self._list_path(address)}emails/{self.suffix}"
-
     def thread(self, address: str, thread_id: str) -> str:
-        return f"{self._list_path(address)}thread/{thread_id}/{self.suffix}"
+        list_links = self.of_list(address)
+        return f"{list_links.thread}{thread_id}{list_links.end}"
 
     def thread_emails(self, address: str, thread_id: str) -> str:
-        return f"{self._list_path(address)}thread/{thread_id}/emails/{self.suffix}"
+        list_links = self.of_list(address)
+        return f"{list_links.thread}{thread_id}/emails{list_links.end}"
 
     def email(self, address: str, message_id_hash: str) -> str:
-        return f"{self._list_path(address)}email/{message_id_hash}/{self.suffix}"
+        list_links = self.of_list(address)
+        return f"{list_links.email}{message_id_hash}{list_links.end}"
 
     def sender_emails(self, sender_key: str) -> str:
-        return f"{self.api}sender/{quote_path(sender_key)}/emails/{self.suffix}"
+        link = self._senders.get(sender_key)
+        if link is None:
+            link = self._senders[sender_key] = f"{self.api}sender/{quote_path(sender_key)}/emails/{self.suffix}"
+        return link
 
     def download(self, address: str, message_id_hash: str, counter: int, name: str) -> str:
         return (f"{self.web}list/{quote_path(address)}/message/{message_id_hash}"

@@ -23,58 +23,57 @@ def obfuscate(address: str) -> str:
 
 def mailing_list(row: Row, links: Links) -> dict:
     name = row.name
+    list_links = links.of_list(name)
     return {
-        "url": links.mailing_list(name),
+        "url": list_links.list,
         "name": name,
         "display_name": row.display_name,
         "description": row.description,
         "subject_prefix": row.subject_prefix,
         "archive_policy": row.archive_policy,
         "created_at": api_date(row.created_at),
-        "threads": links.threads(name),
-        "emails": links.list_emails(name),
+        "threads": list_links.threads,
+        "emails": list_links.emails,
     }
 
 
-def email(row: Row, list_name: str, sender_address: str, mailman_id: str,
-          children: list[str], links: Links) -> dict:
-    """The short Email object (11 keys)."""
-    message_id_hash = row.message_id_hash
-    parent_hash = row.parent_hash
-    return {
-        "url": links.email(list_name, message_id_hash),
-        "mailinglist": links.mailing_list(list_name),
-        "message_id": row.message_id,
-        "message_id_hash": message_id_hash,
-        "thread": links.thread(list_name, row.thread_hash),
-        "sender": {
-            "address": obfuscate(sender_address),
-            "mailman_id": mailman_id,
-            "emails": links.sender_emails(mailman_id),
-        },
-        "sender_name": row.sender_name,
-        "subject": row.subject,
-        "date": api_date(row.date),
-        "parent": links.email(list_name, parent_hash) if parent_hash else None,
-        "children": [links.email(list_name, child) for child in children],
-    }
+def sender(address: str, mailman_id: str, links: Links) -> dict:
+    return {"address": obfuscate(address), "mailman_id": mailman_id, "emails": links.sender_emails(mailman_id)}
 
 
-def emails_of_list(rows: list[Row], list_name: str, children: dict[int, list[str]], links: Links) -> list[dict]:
-    """Email objects of rows that carry their sender (thread and list emails)."""
-    return [email(row, list_name, row.sender_address, row.mailman_id, children.get(row.id, []), links)
-            for row in rows]
+def emails(rows: list[Row], children: dict[int, list[str]], links: Links) -> list[dict]:
+    """Short Email objects (11 keys) of rows shaped as store.EMAIL_ROW.
+
+    The hot loop of every email answer: rows are unpacked by position, links are prefixes, and
+    a sender's object is built once and shared by that sender's emails."""
+    senders: dict[str, dict] = {}
+    result = []
+    for (email_id, message_id, message_id_hash, sender_name, subject, date, sender_address, mailman_id,
+         list_name, thread_hash, parent_hash, *_) in rows:
+        list_links = links.of_list(list_name)
+        prefix, end = list_links.email, list_links.end
+        sender_object = senders.get(mailman_id)
+        if sender_object is None:
+            sender_object = senders[mailman_id] = sender(sender_address, mailman_id, links)
+        replies = children.get(email_id)
+        result.append({
+            "url": f"{prefix}{message_id_hash}{end}",
+            "mailinglist": list_links.list,
+            "message_id": message_id,
+            "message_id_hash": message_id_hash,
+            "thread": f"{list_links.thread}{thread_hash}{end}",
+            "sender": sender_object,
+            "sender_name": sender_name,
+            "subject": subject,
+            "date": api_date(date),
+            "parent": f"{prefix}{parent_hash}{end}" if parent_hash else None,
+            "children": [f"{prefix}{child}{end}" for child in replies] if replies else [],
+        })
+    return result
 
 
-def emails_of_sender(rows: list[Row], sender: Row, children: dict[int, list[str]], links: Links) -> list[dict]:
-    """Email objects of one sender's rows, which carry their list's name."""
-    return [email(row, row.list_name, sender.address, sender.mailman_id, children.get(row.id, []), links)
-            for row in rows]
-
-
-def email_detail(row: Row, list_name: str, children: list[str], attachment_rows: list[Row],
-                 links: Links) -> dict:
-    body = email(row, list_name, row.sender_address, row.mailman_id, children, links)
+def email_detail(row: Row, children: list[str], attachment_rows: list[Row], links: Links) -> dict:
+    [body] = emails([row], {row.id: children}, links)
     body["votes"] = NO_VOTES
     body["content"] = row.content
     own_link = body["url"]
@@ -86,7 +85,7 @@ def email_detail(row: Row, list_name: str, children: list[str], attachment_rows:
             "content_type": a.content_type,
             "encoding": a.encoding,
             "size": a.size,
-            "download": links.download(list_name, row.message_id_hash, a.counter, a.name),
+            "download": links.download(row.list_name, row.message_id_hash, a.counter, a.name),
         }
         for a in attachment_rows
     ]
@@ -99,7 +98,7 @@ def thread(row: Row, list_name: str, neighbours: tuple[str | None, str | None], 
     newer, older = neighbours
     return {
         "url": links.thread(list_name, thread_id),
-        "mailinglist": links.mailing_list(list_name),
+        "mailinglist": links.of_list(list_name).list,
         "thread_id": thread_id,
         "subject": row.subject,
         "date_active": api_date(row.date_active),

@@ -22,16 +22,6 @@ PRIVATE = "private"
 _parent = emails.alias("parent")
 _child = emails.alias("child")
 
-# The columns of an Email object (short form), the list's address aside.
-_EMAIL_COLUMNS = (
-    emails.c.id, emails.c.message_id, emails.c.message_id_hash, emails.c.sender_name,
-    emails.c.subject, emails.c.date, emails.c.archived_date, emails.c.thread_order,
-    senders.c.address.label("sender_address"), senders.c.mailman_id,
-    threads.c.thread_id.label("thread_hash"), _parent.c.message_id_hash.label("parent_hash"),
-)
-_EMAIL_FROM = (emails.join(senders, senders.c.id == emails.c.sender_id)
-               .join(threads, threads.c.id == emails.c.thread_id)
-               .outerjoin(_parent, _parent.c.id == emails.c.parent_id))
 
 _THREAD_COLUMNS = (threads.c.id, threads.c.thread_id, threads.c.subject, threads.c.date_active,
                    threads.c.emails_count)
@@ -111,11 +101,44 @@ def participants(conn: Connection, thread_pk: int) -> list[Row]:
 
 
 # Emails --------------------------------------------------------------------------------------
+# Every email query answers rows of one shape, read positionally by objects.email (named access
+# on a Row costs more than building the object): EMAIL_ROW below, then `content` for one email.
+# What a query already knows (its list, its sender, its thread) is selected as a literal
+# instead of being joined for every row.
 
-def thread_emails(conn: Connection, thread_pk: int, page: Page | None) -> list[Row]:
+EMAIL_ROW = ("id", "message_id", "message_id_hash", "sender_name", "subject", "date", "sender_address",
+             "mailman_id", "list_name", "thread_hash", "parent_hash", "archived_date", "thread_order")
+
+
+def _email_query(*, list_name: str | None = None, sender: Row | None = None, thread_hash: str | None = None,
+                 extra: tuple = ()) -> sa.Select:
+    joined = emails.outerjoin(_parent, _parent.c.id == emails.c.parent_id)
+    if sender is None:
+        joined = joined.join(senders, senders.c.id == emails.c.sender_id)
+        sender_columns = (senders.c.address, senders.c.mailman_id)
+    else:
+        sender_columns = (sa.literal(sender.address), sa.literal(sender.mailman_id))
+    if list_name is None:
+        joined = joined.join(mailing_lists, mailing_lists.c.id == emails.c.list_id)
+        list_column = mailing_lists.c.name
+    else:
+        list_column = sa.literal(list_name)
+    if thread_hash is None:
+        joined = joined.join(threads, threads.c.id == emails.c.thread_id)
+        thread_column = threads.c.thread_id
+    else:
+        thread_column = sa.literal(thread_hash)
+    columns = (emails.c.id, emails.c.message_id, emails.c.message_id_hash, emails.c.sender_name,
+               emails.c.subject, emails.c.date, *sender_columns, list_column, thread_column,
+               _parent.c.message_id_hash, emails.c.archived_date, emails.c.thread_order, *extra)
+    return sa.select(*(column.label(name) for column, name in zip(columns, EMAIL_ROW + ("content",))))\
+        .select_from(joined)
+
+
+def thread_emails(conn: Connection, list_name: str, thread: Row, page: Page | None) -> list[Row]:
     """The thread's emails in thread order (index emails_thread_order)."""
-    query = (sa.select(*_EMAIL_COLUMNS).select_from(_EMAIL_FROM)
-             .where(emails.c.thread_id == thread_pk).order_by(emails.c.thread_order))
+    query = (_email_query(list_name=list_name, thread_hash=thread.thread_id)
+             .where(emails.c.thread_id == thread.id).order_by(emails.c.thread_order))
     return conn.execute(_paged(query, page)).all()
 
 
@@ -127,9 +150,9 @@ def thread_children(conn: Connection, thread_pk: int, rows: Sequence[Row]) -> di
                      _parent.c.thread_order.between(rows[0].thread_order, rows[-1].thread_order))
 
 
-def list_emails(conn: Connection, list_id: int, page: Page | None) -> list[Row]:
+def list_emails(conn: Connection, mailing_list: Row, page: Page | None) -> list[Row]:
     """Newest archived first, equal dates by latest arrival (index emails_list_archived, backwards)."""
-    query = (sa.select(*_EMAIL_COLUMNS).select_from(_EMAIL_FROM).where(emails.c.list_id == list_id)
+    query = (_email_query(list_name=mailing_list.name).where(emails.c.list_id == mailing_list.id)
              .order_by(emails.c.archived_date.desc(), emails.c.id.desc()))
     return conn.execute(_paged(query, page)).all()
 
@@ -152,17 +175,10 @@ def find_sender(conn: Connection, key: str) -> Row | None:
     return conn.execute(sa.select(senders).where(column == key.lower())).first()
 
 
-_SENDER_EMAIL_COLUMNS = (*(c for c in _EMAIL_COLUMNS if c.name not in ("sender_address", "mailman_id")),
-                         mailing_lists.c.name.label("list_name"))
-_SENDER_EMAIL_FROM = (emails.join(mailing_lists, mailing_lists.c.id == emails.c.list_id)
-                      .join(threads, threads.c.id == emails.c.thread_id)
-                      .outerjoin(_parent, _parent.c.id == emails.c.parent_id))
-
-
-def sender_emails(conn: Connection, sender_id: int, page: Page | None) -> list[Row]:
+def sender_emails(conn: Connection, sender: Row, page: Page | None) -> list[Row]:
     """The sender's emails on public lists, newest archived first (index emails_sender_archived)."""
-    query = (sa.select(*_SENDER_EMAIL_COLUMNS).select_from(_SENDER_EMAIL_FROM)
-             .where(emails.c.sender_id == sender_id, mailing_lists.c.archive_policy != PRIVATE)
+    query = (_email_query(sender=sender)
+             .where(emails.c.sender_id == sender.id, mailing_lists.c.archive_policy != PRIVATE)
              .order_by(emails.c.archived_date.desc(), emails.c.id.desc()))
     return conn.execute(_paged(query, page)).all()
 
@@ -182,11 +198,11 @@ def sender_children(conn: Connection, sender_id: int, rows: Sequence[Row]) -> di
     return _children(conn, _parent.c.sender_id == sender_id, _key_between(rows))
 
 
-def find_email(conn: Connection, list_id: int, message_id_hash: str) -> Row | None:
+def find_email(conn: Connection, mailing_list: Row, message_id_hash: str) -> Row | None:
     """One email with its text (index emails_list_hash)."""
     return conn.execute(
-        sa.select(*_EMAIL_COLUMNS, emails.c.content).select_from(_EMAIL_FROM)
-        .where(emails.c.list_id == list_id, emails.c.message_id_hash == message_id_hash)
+        _email_query(list_name=mailing_list.name, extra=(emails.c.content,))
+        .where(emails.c.list_id == mailing_list.id, emails.c.message_id_hash == message_id_hash)
     ).first()
 
 
@@ -208,7 +224,7 @@ def _children(conn: Connection, *parent_filter) -> dict[int, list[str]]:
              .select_from(_child.join(_parent, _parent.c.id == _child.c.parent_id))
              .where(*parent_filter).order_by(_child.c.date, _child.c.id))
     children: dict[int, list[str]] = defaultdict(list)
-    for parent_id, message_id_hash in conn.execute(query):
+    for parent_id, message_id_hash in conn.execute(query).all():
         children[parent_id].append(message_id_hash)
     return children
 
