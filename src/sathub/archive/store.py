@@ -1,10 +1,11 @@
 """The SQL of the archive read API (SQLAlchemy Core; every function takes a Connection).
 
 Each request costs a constant number of statements, whatever the size of the thread, list or
-sender history: rows of one answer come from one statement, their children from one more (bounded
-by the page's key range, so no id lists), and every filter and order is served by an index of
-tables.py. Newest-first pages read the `(…, archived_date, id)` indexes backwards, without a sort.
-Counts (only with `?limit=`) are COUNT(*) over the same index, or the thread's own `emails_count`."""
+sender history: the rows of an answer come from one statement, their children from one more
+(bounded by the page's key range, so no id lists), and every filter and order is served by an
+index of tables.py. Newest-first pages read the `(…, archived_date, id)` indexes backwards, without
+a sort. Counts (only with `?limit=`) are COUNT(*) over the same indexes, or the thread's own
+`emails_count`. Statements are built once, with bound parameters, so a request only binds values."""
 
 from __future__ import annotations
 
@@ -21,51 +22,91 @@ PRIVATE = "private"
 
 _parent = emails.alias("parent")
 _child = emails.alias("child")
+_count = sa.func.count()
 
 
-_THREAD_COLUMNS = (threads.c.id, threads.c.thread_id, threads.c.subject, threads.c.date_active,
-                   threads.c.emails_count)
+def _param(name: str, type_=None) -> sa.BindParameter:
+    return sa.bindparam(name, type_=type_)
 
 
-def _paged(query: sa.Select, page: Page | None) -> sa.Select:
-    return query if page is None else query.limit(page.limit).offset(page.offset)
+class _Query:
+    """A SELECT built once, in two forms: everything, and one LIMIT/OFFSET page."""
+
+    def __init__(self, query: sa.Select) -> None:
+        self.whole = query
+        self.paged = query.limit(_param("limit", sa.Integer)).offset(_param("offset", sa.Integer))
+
+    def all(self, conn: Connection, page: Page | None, **params) -> list[Row]:
+        if page is None:
+            return conn.execute(self.whole, params).all()
+        return conn.execute(self.paged, {**params, "limit": page.limit, "offset": page.offset}).all()
 
 
 # Lists ---------------------------------------------------------------------------------------
 
+_FIND_LIST = sa.select(mailing_lists).where(mailing_lists.c.name == _param("name"))
+_PUBLIC_LISTS = _Query(sa.select(mailing_lists).where(mailing_lists.c.archive_policy != PRIVATE)
+                       .order_by(mailing_lists.c.name))
+_COUNT_PUBLIC_LISTS = (sa.select(_count).select_from(mailing_lists)
+                       .where(mailing_lists.c.archive_policy != PRIVATE))
+
+
 def find_list(conn: Connection, address: str) -> Row | None:
     """The list of that posting address (any case: addresses are stored lowercase)."""
-    return conn.execute(sa.select(mailing_lists).where(mailing_lists.c.name == address.lower())).first()
+    return conn.execute(_FIND_LIST, {"name": address.lower()}).first()
 
 
 def public_lists(conn: Connection, page: Page | None) -> list[Row]:
-    query = (sa.select(mailing_lists).where(mailing_lists.c.archive_policy != PRIVATE)
-             .order_by(mailing_lists.c.name))
-    return conn.execute(_paged(query, page)).all()
+    return _PUBLIC_LISTS.all(conn, page)
 
 
 def count_public_lists(conn: Connection) -> int:
-    return conn.execute(sa.select(sa.func.count()).select_from(mailing_lists)
-                        .where(mailing_lists.c.archive_policy != PRIVATE)).scalar_one()
+    return conn.execute(_COUNT_PUBLIC_LISTS).scalar_one()
 
 
 # Threads -------------------------------------------------------------------------------------
 
+_THREAD_COLUMNS = (threads.c.id, threads.c.thread_id, threads.c.subject, threads.c.date_active,
+                   threads.c.emails_count)
+_LIST_ID = _param("list_id", sa.Integer)
+# Most recently active first; equal date_active by thread id (index threads_list_active).
+_LIST_THREADS = _Query(sa.select(*_THREAD_COLUMNS).where(threads.c.list_id == _LIST_ID)
+                       .order_by(threads.c.date_active.desc(), threads.c.thread_id))
+_COUNT_THREADS = sa.select(_count).select_from(threads).where(threads.c.list_id == _LIST_ID)
+_FIND_THREAD = sa.select(*_THREAD_COLUMNS).where(threads.c.list_id == _LIST_ID,
+                                                 threads.c.thread_id == _param("thread_id"))
+
+
+def _first_thread(kind: str, condition, date_order) -> sa.Select:
+    part = (sa.select(sa.literal(kind).label("kind"), threads.c.thread_id)
+            .where(threads.c.list_id == _LIST_ID, condition)
+            .order_by(date_order, threads.c.thread_id).limit(1).subquery())
+    return sa.select(part.c.kind, part.c.thread_id)
+
+
+_NEWEST, _OLDEST = _param("newest", sa.DateTime), _param("oldest", sa.DateTime)
+_NEIGHBOURS = sa.union_all(
+    _first_thread("newer", threads.c.date_active > _NEWEST, threads.c.date_active),
+    _first_thread("newest_first", threads.c.date_active == _NEWEST, threads.c.date_active),
+    _first_thread("older", threads.c.date_active < _OLDEST, threads.c.date_active.desc()),
+)
+_PARTICIPANTS = (sa.select(senders.c.address, emails.c.sender_name)
+                 .select_from(emails.join(senders, senders.c.id == emails.c.sender_id))
+                 .where(emails.c.thread_id == _param("thread_pk", sa.Integer))
+                 .group_by(senders.c.address, emails.c.sender_name)
+                 .order_by(sa.func.min(emails.c.id)))
+
+
 def list_threads(conn: Connection, list_id: int, page: Page | None) -> list[Row]:
-    """Most recently active first; equal `date_active` by thread id (index threads_list_active)."""
-    query = (sa.select(*_THREAD_COLUMNS).where(threads.c.list_id == list_id)
-             .order_by(threads.c.date_active.desc(), threads.c.thread_id))
-    return conn.execute(_paged(query, page)).all()
+    return _LIST_THREADS.all(conn, page, list_id=list_id)
 
 
 def count_threads(conn: Connection, list_id: int) -> int:
-    return conn.execute(sa.select(sa.func.count()).select_from(threads)
-                        .where(threads.c.list_id == list_id)).scalar_one()
+    return conn.execute(_COUNT_THREADS, {"list_id": list_id}).scalar_one()
 
 
 def find_thread(conn: Connection, list_id: int, thread_hash: str) -> Row | None:
-    return conn.execute(sa.select(*_THREAD_COLUMNS).where(
-        threads.c.list_id == list_id, threads.c.thread_id == thread_hash)).first()
+    return conn.execute(_FIND_THREAD, {"list_id": list_id, "thread_id": thread_hash}).first()
 
 
 def thread_neighbours(conn: Connection, list_id: int, newest, oldest) -> dict[str, str]:
@@ -74,177 +115,181 @@ def thread_neighbours(conn: Connection, list_id: int, newest, oldest) -> dict[st
     Keys: `newer` — the thread with the smallest date_active above `newest`; `newest_first` — the
     first thread (by id) dated exactly `newest`; `older` — the thread with the greatest date_active
     below `oldest`. Ties among candidates go to the smallest thread id, as in the list order."""
-    def first(kind: str, condition, date_order):
-        return sa.select(sa.literal(kind).label("kind"), threads.c.thread_id).where(
-            threads.c.list_id == list_id, condition,
-        ).order_by(date_order, threads.c.thread_id).limit(1).subquery()
-
-    parts = [
-        first("newer", threads.c.date_active > newest, threads.c.date_active),
-        first("newest_first", threads.c.date_active == newest, threads.c.date_active),
-        first("older", threads.c.date_active < oldest, threads.c.date_active.desc()),
-    ]
-    query = sa.union_all(*(sa.select(part.c.kind, part.c.thread_id) for part in parts))
-    return {kind: thread_id for kind, thread_id in conn.execute(query)}
+    rows = conn.execute(_NEIGHBOURS, {"list_id": list_id, "newest": newest, "oldest": oldest})
+    return {kind: thread_id for kind, thread_id in rows}
 
 
 def participants(conn: Connection, thread_pk: int) -> list[Row]:
     """Distinct (address, sender_name) pairs of a thread, in order of first arrival."""
-    first_arrival = sa.func.min(emails.c.id)
-    return conn.execute(
-        sa.select(senders.c.address, emails.c.sender_name)
-        .select_from(emails.join(senders, senders.c.id == emails.c.sender_id))
-        .where(emails.c.thread_id == thread_pk)
-        .group_by(senders.c.address, emails.c.sender_name)
-        .order_by(first_arrival)
-    ).all()
+    return conn.execute(_PARTICIPANTS, {"thread_pk": thread_pk}).all()
 
 
 # Emails --------------------------------------------------------------------------------------
-# Every email query answers rows of one shape, read positionally by objects.email (named access
-# on a Row costs more than building the object): EMAIL_ROW below, then `content` for one email.
-# What a query already knows (its list, its sender, its thread) is selected as a literal
-# instead of being joined for every row.
+# Every email query answers rows of one shape, read positionally by objects.emails (named access
+# on a Row costs more than building the object): EMAIL_ROW, then `content` for one email.
+# What a query already knows (its list, its sender, its thread) is a bound value instead of a
+# join per row.
 
 EMAIL_ROW = ("id", "message_id", "message_id_hash", "sender_name", "subject", "date", "sender_address",
              "mailman_id", "list_name", "thread_hash", "parent_hash", "archived_date", "thread_order")
 
 
-def _email_query(*, list_name: str | None = None, sender: Row | None = None, thread_hash: str | None = None,
+def _email_query(*, known_list: bool = False, known_sender: bool = False, known_thread: bool = False,
                  extra: tuple = ()) -> sa.Select:
     joined = emails.outerjoin(_parent, _parent.c.id == emails.c.parent_id)
-    if sender is None:
+    if known_sender:
+        sender_columns = (_param("sender_address", sa.String), _param("mailman_id", sa.String))
+    else:
         joined = joined.join(senders, senders.c.id == emails.c.sender_id)
         sender_columns = (senders.c.address, senders.c.mailman_id)
+    if known_list:
+        list_column = _param("list_name", sa.String)
     else:
-        sender_columns = (sa.literal(sender.address), sa.literal(sender.mailman_id))
-    if list_name is None:
         joined = joined.join(mailing_lists, mailing_lists.c.id == emails.c.list_id)
         list_column = mailing_lists.c.name
+    if known_thread:
+        thread_column = _param("thread_hash", sa.String)
     else:
-        list_column = sa.literal(list_name)
-    if thread_hash is None:
         joined = joined.join(threads, threads.c.id == emails.c.thread_id)
         thread_column = threads.c.thread_id
-    else:
-        thread_column = sa.literal(thread_hash)
     columns = (emails.c.id, emails.c.message_id, emails.c.message_id_hash, emails.c.sender_name,
                emails.c.subject, emails.c.date, *sender_columns, list_column, thread_column,
                _parent.c.message_id_hash, emails.c.archived_date, emails.c.thread_order, *extra)
-    return sa.select(*(column.label(name) for column, name in zip(columns, EMAIL_ROW + ("content",))))\
-        .select_from(joined)
+    labelled = (column.label(name) for column, name in zip(columns, EMAIL_ROW + ("content",)))
+    return sa.select(*labelled).select_from(joined)
+
+
+_NEWEST_FIRST = (emails.c.archived_date.desc(), emails.c.id.desc())
+_THREAD_EMAILS = _Query(_email_query(known_list=True, known_thread=True)
+                        .where(emails.c.thread_id == _param("thread_pk", sa.Integer))
+                        .order_by(emails.c.thread_order))
+_LIST_EMAILS = _Query(_email_query(known_list=True).where(emails.c.list_id == _LIST_ID).order_by(*_NEWEST_FIRST))
+_COUNT_LIST_EMAILS = sa.select(_count).select_from(emails).where(emails.c.list_id == _LIST_ID)
+_SENDER_ID = _param("sender_id", sa.Integer)
+_SENDER_EMAILS = _Query(_email_query(known_sender=True)
+                        .where(emails.c.sender_id == _SENDER_ID, mailing_lists.c.archive_policy != PRIVATE)
+                        .order_by(*_NEWEST_FIRST))
+_COUNT_SENDER_EMAILS = (sa.select(_count)
+                        .select_from(emails.join(mailing_lists, mailing_lists.c.id == emails.c.list_id))
+                        .where(emails.c.sender_id == _SENDER_ID, mailing_lists.c.archive_policy != PRIVATE))
+_FIND_SENDER_BY_ADDRESS = sa.select(senders).where(senders.c.address == _param("key"))
+_FIND_SENDER_BY_ID = sa.select(senders).where(senders.c.mailman_id == _param("key"))
+_FIND_EMAIL = (_email_query(known_list=True, extra=(emails.c.content,))
+               .where(emails.c.list_id == _LIST_ID, emails.c.message_id_hash == _param("hash")))
+
+
+def _children_query(*parent_filter) -> sa.Select:
+    """Replies to the emails selected by `parent_filter` (on the parent alias), by date then arrival."""
+    return (sa.select(_child.c.parent_id, _child.c.message_id_hash)
+            .select_from(_child.join(_parent, _parent.c.id == _child.c.parent_id))
+            .where(*parent_filter).order_by(_child.c.date, _child.c.id))
+
+
+def _key_between(owner_column) -> sa.ColumnElement:
+    """A newest-first run of one owner's emails as a range of the index key (archived_date, id)."""
+    key = sa.tuple_(_parent.c.archived_date, _parent.c.id)
+    return sa.and_(owner_column == _param("owner", sa.Integer), key.between(
+        sa.tuple_(_param("oldest_date", sa.DateTime), _param("oldest_id", sa.Integer)),
+        sa.tuple_(_param("newest_date", sa.DateTime), _param("newest_id", sa.Integer))))
+
+
+_THREAD_CHILDREN = _children_query(
+    _parent.c.thread_id == _param("owner", sa.Integer),
+    _parent.c.thread_order.between(_param("first", sa.Integer), _param("last", sa.Integer)))
+_LIST_CHILDREN = _children_query(_key_between(_parent.c.list_id))
+_SENDER_CHILDREN = _children_query(_key_between(_parent.c.sender_id))
+_EMAIL_CHILDREN = (sa.select(_child.c.message_id_hash).where(_child.c.parent_id == _param("email_id", sa.Integer))
+                   .order_by(_child.c.date, _child.c.id))
 
 
 def thread_emails(conn: Connection, list_name: str, thread: Row, page: Page | None) -> list[Row]:
     """The thread's emails in thread order (index emails_thread_order)."""
-    query = (_email_query(list_name=list_name, thread_hash=thread.thread_id)
-             .where(emails.c.thread_id == thread.id).order_by(emails.c.thread_order))
-    return conn.execute(_paged(query, page)).all()
+    return _THREAD_EMAILS.all(conn, page, thread_pk=thread.id, list_name=list_name, thread_hash=thread.thread_id)
 
 
 def thread_children(conn: Connection, thread_pk: int, rows: Sequence[Row]) -> dict[int, list[str]]:
     """Children of `rows` (a run of one thread in thread order), bounded by their thread_order."""
     if not rows:
         return {}
-    return _children(conn, _parent.c.thread_id == thread_pk,
-                     _parent.c.thread_order.between(rows[0].thread_order, rows[-1].thread_order))
+    return _children(conn, _THREAD_CHILDREN, {"owner": thread_pk, "first": rows[0].thread_order,
+                                              "last": rows[-1].thread_order})
 
 
 def list_emails(conn: Connection, mailing_list: Row, page: Page | None) -> list[Row]:
     """Newest archived first, equal dates by latest arrival (index emails_list_archived, backwards)."""
-    query = (_email_query(list_name=mailing_list.name).where(emails.c.list_id == mailing_list.id)
-             .order_by(emails.c.archived_date.desc(), emails.c.id.desc()))
-    return conn.execute(_paged(query, page)).all()
+    return _LIST_EMAILS.all(conn, page, list_id=mailing_list.id, list_name=mailing_list.name)
 
 
 def count_list_emails(conn: Connection, list_id: int) -> int:
-    return conn.execute(sa.select(sa.func.count()).select_from(emails)
-                        .where(emails.c.list_id == list_id)).scalar_one()
+    return conn.execute(_COUNT_LIST_EMAILS, {"list_id": list_id}).scalar_one()
 
 
 def list_children(conn: Connection, list_id: int, rows: Sequence[Row]) -> dict[int, list[str]]:
-    """Children of `rows` (a run of one list in newest-first order), bounded by their keys."""
-    if not rows:
-        return {}
-    return _children(conn, _parent.c.list_id == list_id, _key_between(rows))
+    """Children of `rows` (a run of one list in newest-first order)."""
+    return _children(conn, _LIST_CHILDREN, _run_bounds(list_id, rows)) if rows else {}
 
 
 def find_sender(conn: Connection, key: str) -> Row | None:
     """A sender by address (a key containing `@`, any case) or by mailman_id."""
-    column = senders.c.address if "@" in key else senders.c.mailman_id
-    return conn.execute(sa.select(senders).where(column == key.lower())).first()
+    query = _FIND_SENDER_BY_ADDRESS if "@" in key else _FIND_SENDER_BY_ID
+    return conn.execute(query, {"key": key.lower()}).first()
 
 
 def sender_emails(conn: Connection, sender: Row, page: Page | None) -> list[Row]:
     """The sender's emails on public lists, newest archived first (index emails_sender_archived)."""
-    query = (_email_query(sender=sender)
-             .where(emails.c.sender_id == sender.id, mailing_lists.c.archive_policy != PRIVATE)
-             .order_by(emails.c.archived_date.desc(), emails.c.id.desc()))
-    return conn.execute(_paged(query, page)).all()
+    return _SENDER_EMAILS.all(conn, page, sender_id=sender.id, sender_address=sender.address,
+                              mailman_id=sender.mailman_id)
 
 
 def count_sender_emails(conn: Connection, sender_id: int) -> int:
-    return conn.execute(
-        sa.select(sa.func.count())
-        .select_from(emails.join(mailing_lists, mailing_lists.c.id == emails.c.list_id))
-        .where(emails.c.sender_id == sender_id, mailing_lists.c.archive_policy != PRIVATE)
-    ).scalar_one()
+    return conn.execute(_COUNT_SENDER_EMAILS, {"sender_id": sender_id}).scalar_one()
 
 
 def sender_children(conn: Connection, sender_id: int, rows: Sequence[Row]) -> dict[int, list[str]]:
     """Children of `rows` (a run of one sender's emails in newest-first order)."""
-    if not rows:
-        return {}
-    return _children(conn, _parent.c.sender_id == sender_id, _key_between(rows))
+    return _children(conn, _SENDER_CHILDREN, _run_bounds(sender_id, rows)) if rows else {}
 
 
 def find_email(conn: Connection, mailing_list: Row, message_id_hash: str) -> Row | None:
     """One email with its text (index emails_list_hash)."""
-    return conn.execute(
-        _email_query(list_name=mailing_list.name, extra=(emails.c.content,))
-        .where(emails.c.list_id == mailing_list.id, emails.c.message_id_hash == message_id_hash)
-    ).first()
+    return conn.execute(_FIND_EMAIL, {"list_id": mailing_list.id, "list_name": mailing_list.name,
+                                      "hash": message_id_hash}).first()
 
 
 def email_children(conn: Connection, email_id: int) -> list[str]:
-    return conn.execute(sa.select(_child.c.message_id_hash).where(_child.c.parent_id == email_id)
-                        .order_by(_child.c.date, _child.c.id)).scalars().all()
+    return conn.execute(_EMAIL_CHILDREN, {"email_id": email_id}).scalars().all()
 
 
-def _key_between(rows: Sequence[Row]):
-    """The newest-first run `rows` as a range of (archived_date, id) on the parent alias."""
-    key = sa.tuple_(_parent.c.archived_date, _parent.c.id)
+def _run_bounds(owner: int, rows: Sequence[Row]) -> dict:
     oldest, newest = rows[-1], rows[0]
-    return key.between(sa.tuple_(oldest.archived_date, oldest.id), sa.tuple_(newest.archived_date, newest.id))
+    return {"owner": owner, "oldest_date": oldest.archived_date, "oldest_id": oldest.id,
+            "newest_date": newest.archived_date, "newest_id": newest.id}
 
 
-def _children(conn: Connection, *parent_filter) -> dict[int, list[str]]:
-    """Hashes of the replies to the emails selected by `parent_filter`, by date then arrival."""
-    query = (sa.select(_child.c.parent_id, _child.c.message_id_hash)
-             .select_from(_child.join(_parent, _parent.c.id == _child.c.parent_id))
-             .where(*parent_filter).order_by(_child.c.date, _child.c.id))
+def _children(conn: Connection, query: sa.Select, params: dict) -> dict[int, list[str]]:
     children: dict[int, list[str]] = defaultdict(list)
-    for parent_id, message_id_hash in conn.execute(query).all():
+    for parent_id, message_id_hash in conn.execute(query, params).all():
         children[parent_id].append(message_id_hash)
     return children
 
 
 # Attachments ---------------------------------------------------------------------------------
 
+_EMAIL_ATTACHMENTS = (sa.select(attachments.c.counter, attachments.c.name, attachments.c.content_type,
+                                attachments.c.encoding, attachments.c.size)
+                      .where(attachments.c.email_id == _param("email_id", sa.Integer))
+                      .order_by(attachments.c.counter))
+_FIND_ATTACHMENT = (sa.select(attachments.c.name, attachments.c.content_type, attachments.c.encoding,
+                              attachments.c.size, attachments.c.content)
+                    .select_from(attachments.join(emails, emails.c.id == attachments.c.email_id))
+                    .where(emails.c.list_id == _LIST_ID, emails.c.message_id_hash == _param("hash"),
+                           attachments.c.counter == _param("counter", sa.Integer)))
+
+
 def email_attachments(conn: Connection, email_id: int) -> list[Row]:
     """Attachment descriptions without their bytes, in counter order."""
-    return conn.execute(
-        sa.select(attachments.c.counter, attachments.c.name, attachments.c.content_type,
-                  attachments.c.encoding, attachments.c.size)
-        .where(attachments.c.email_id == email_id).order_by(attachments.c.counter)
-    ).all()
+    return conn.execute(_EMAIL_ATTACHMENTS, {"email_id": email_id}).all()
 
 
 def find_attachment(conn: Connection, list_id: int, message_id_hash: str, counter: int) -> Row | None:
-    return conn.execute(
-        sa.select(attachments.c.name, attachments.c.content_type, attachments.c.encoding,
-                  attachments.c.size, attachments.c.content)
-        .select_from(attachments.join(emails, emails.c.id == attachments.c.email_id))
-        .where(emails.c.list_id == list_id, emails.c.message_id_hash == message_id_hash,
-               attachments.c.counter == counter)
-    ).first()
+    return conn.execute(_FIND_ATTACHMENT, {"list_id": list_id, "hash": message_id_hash, "counter": counter}).first()
