@@ -286,7 +286,7 @@ def insert_or_replace_reports(conn: Connection, rows: list[dict]) -> BulkStored:
     which is what makes a repeated import change nothing; a different one replaces it with a new
     id, as insert_or_replace_report does. report_totals stays exact."""
     insert = _insert(conn)
-    statement = insert(reports).values([{**row, "replaced_report": None} for row in rows])
+    statement = insert(reports)
     if conn.dialect.name == "postgresql":
         new_id = sa.func.nextval(sa.func.pg_get_serial_sequence("reports", "id"))
     else:
@@ -302,7 +302,8 @@ def insert_or_replace_reports(conn: Connection, rows: list[dict]) -> BulkStored:
         where=sa.or_(*(reports.c[column].is_distinct_from(statement.excluded[column]) for column in compared)),
     ).returning(sa.func.lower(reports.c.name).label("name_key"), reports.c.day, reports.c.hour,
                 reports.c.replaced_report)
-    written = conn.execute(statement).all()
+    # executemany: compiled once, sent as multi-row INSERTs ("insertmanyvalues").
+    written = conn.execute(statement, [{**row, "replaced_report": None} for row in rows]).all()
     inserted = [row for row in written if row.replaced_report is None]
     _count_new_reports(conn, inserted)
     return BulkStored(new=len(inserted), unchanged=len(rows) - len(written),
@@ -313,17 +314,18 @@ def _count_new_reports(conn: Connection, inserted: list[sa.Row]) -> None:
     """Add newly inserted reports to report_totals: one row per name, count and newest hour.
 
     The key is the database's lower(name), the one catalog statistics join on."""
-    totals: dict[str, dict] = {}
-    for row in inserted:
-        total = totals.setdefault(row.name_key, {"name_key": row.name_key, "report_count": 0,
-                                                 "latest_day": row.day, "latest_hour": row.hour})
-        total["report_count"] += 1
-        if (row.day, row.hour) > (total["latest_day"], total["latest_hour"]):
-            total["latest_day"], total["latest_hour"] = row.day, row.hour
-    if not totals:
+    counts: dict[str, int] = {}
+    latest: dict[str, tuple[date, int]] = {}
+    for key, day, hour, _ in inserted:
+        counts[key] = counts.get(key, 0) + 1
+        if key not in latest or (day, hour) > latest[key]:
+            latest[key] = (day, hour)
+    if not counts:
         return
     insert = _insert(conn)
-    statement = insert(report_totals).values(list(totals.values()))
+    statement = insert(report_totals).values([
+        {"name_key": key, "report_count": count, "latest_day": latest[key][0], "latest_hour": latest[key][1]}
+        for key, count in counts.items()])
     newer = sa.or_(statement.excluded.latest_day > report_totals.c.latest_day,
                    sa.and_(statement.excluded.latest_day == report_totals.c.latest_day,
                            statement.excluded.latest_hour > report_totals.c.latest_hour))
