@@ -6,7 +6,7 @@ import pytest
 
 from sathub.archive.charsets import decode_header
 from sathub.archive.ingest import (
-    PLACEHOLDER_ADDRESS, clean_message_id, default_mailman_id, generated_message_id, message_dates,
+    PLACEHOLDER_ADDRESS, clean_message_id, default_mailman_id, first_headers, generated_message_id, message_dates,
     message_id_hash, parent_reference, parse_date, parse_email, parse_message, sender,
 )
 from tests.conftest import SHARED_DATA
@@ -129,7 +129,7 @@ def test_parse_date(value, utc):
 
 
 def dates(headers: str, from_line: str | None):
-    return message_dates(parse_message(headers.encode() + b"\n\nbody\n"), from_line, IMPORT_TIME)
+    return message_dates(first_headers(parse_message(headers.encode() + b"\n\nbody\n")), from_line, IMPORT_TIME)
 
 
 def test_date_falls_back_to_resent_date_then_from_line_then_import_time():

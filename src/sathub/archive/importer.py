@@ -18,12 +18,13 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from sathub.archive.ingest import ParsedEmail, default_mailman_id, message_id_hash, parse_email, usable_address
+from sathub.archive.ingest import ParsedEmail, default_mailman_id, parse_email, usable_address
+from sathub.archive.rethreading import allocate_ids, rethread
 from sathub.archive.sources import RawMessage, Unreadable, read_archives
-from sathub.archive.tables import attachments, emails, mailing_lists, senders, threads
-from sathub.archive.thread_order import ArrangedThread, ThreadNode, arrange_threads
+from sathub.archive.tables import attachments, emails, mailing_lists, senders
 
 BATCH_SIZE = 1000
+BUSY_RETRIES = 6  # a locked SQLite database is retried for about 3 s in all
 
 
 @dataclass
@@ -97,18 +98,24 @@ def _parsed_batches(items: Iterator[RawMessage | Unreadable], summary: ImportSum
 def _store(engine: Engine, list_id: int, batch: list[ParsedEmail], summary: ImportSummary) -> None:
     """Write a batch in one transaction; if the database rejects it, retry message by message so
     that only the offending message is skipped. A database that is down still stops the import."""
-    try:
-        with engine.begin() as conn:
-            imported, duplicates = write_batch(conn, list_id, batch)
-    except sa.exc.OperationalError:
-        raise
-    except (sa.exc.DBAPIError, sa.exc.StatementError) as exc:
-        if len(batch) == 1:
-            summary.skipped[f"rejected by the database ({type(getattr(exc, 'orig', exc)).__name__})"] += 1
+    for attempt in range(BUSY_RETRIES + 1):
+        try:
+            with engine.begin() as conn:
+                imported, duplicates = write_batch(conn, list_id, batch)
+            break
+        except sa.exc.OperationalError as exc:
+            # Another writer got in the way (SQLite: committed since this transaction began
+            # reading; PostgreSQL: a deadlock between two imports): start the batch over.
+            if attempt == BUSY_RETRIES or not any(word in str(exc.orig) for word in ("locked", "busy", "deadlock")):
+                raise
+            time.sleep(0.05 * 2 ** attempt)
+        except (sa.exc.DBAPIError, sa.exc.StatementError) as exc:
+            if len(batch) == 1:
+                summary.skipped[f"rejected by the database ({type(getattr(exc, 'orig', exc)).__name__})"] += 1
+                return
+            for email in batch:
+                _store(engine, list_id, [email], summary)
             return
-        for email in batch:
-            _store(engine, list_id, [email], summary)
-        return
     summary.imported += imported
     summary.duplicates += duplicates
 
@@ -141,19 +148,22 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
     if not new:
         return 0, len(batch)
     sender_ids = _sender_ids(conn, {email.sender_address for email in new})
-    ids = conn.scalars(emails.insert().returning(emails.c.id, sort_by_parameter_order=True), [{
-        "list_id": list_id, "message_id": email.message_id, "message_id_hash": email.message_id_hash,
-        "sender_id": sender_ids[email.sender_address], "sender_name": email.sender_name,
-        "subject": email.subject, "content": email.content, "date": email.date,
-        "archived_date": email.archived_date, "in_reply_to": email.in_reply_to,
-    } for email in new]).all()
+    ids = allocate_ids(conn, emails, len(new))
+    places = rethread(conn, list_id, list(zip(ids, new)))
+    conn.execute(emails.insert(), [{
+        "id": email_id, "list_id": list_id, "message_id": email.message_id,
+        "message_id_hash": email.message_id_hash, "sender_id": sender_ids[email.sender_address],
+        "sender_name": email.sender_name, "subject": email.subject, "content": email.content,
+        "date": email.date, "archived_date": email.archived_date, "in_reply_to": email.in_reply_to,
+        "parent_id": places[email_id].parent_id, "thread_id": places[email_id].thread_id,
+        "thread_order": places[email_id].order, "thread_depth": places[email_id].depth,
+    } for email_id, email in zip(ids, new)])
     attachment_rows = [{"email_id": email_id, "counter": a.counter, "name": a.name,
                         "content_type": a.content_type, "encoding": a.encoding,
                         "size": len(a.content), "content": a.content}
                        for email_id, email in zip(ids, new) for a in email.attachments]
     if attachment_rows:
         conn.execute(attachments.insert(), attachment_rows)
-    rethread(conn, list_id, list(zip(ids, new)))
     return len(new), len(batch) - len(new)
 
 
@@ -175,92 +185,6 @@ def insert_ignoring_conflicts(conn: Connection, table: sa.Table, rows: list[dict
     else:
         from sqlalchemy.dialects.sqlite import insert
     conn.execute(insert(table).on_conflict_do_nothing(), rows)
-
-
-def rethread(conn: Connection, list_id: int, inserted: list[tuple[int, ParsedEmail]]) -> None:
-    """Link the new emails to their parents and their waiting replies, then recompute the
-    threads this touches (and only those): roots, thread rows, order and depth."""
-    parent_of: dict[int, int] = {}
-    touched: set[int] = set()  # threads.id of existing threads that change
-
-    reference_of = {email_id: message_id_hash(email.in_reply_to) for email_id, email in inserted if email.in_reply_to}
-    archived = {row.message_id_hash: row for row in conn.execute(
-        sa.select(emails.c.id, emails.c.message_id_hash, emails.c.thread_id).where(
-            emails.c.list_id == list_id, emails.c.message_id_hash.in_(set(reference_of.values()))))
-    } if reference_of else {}
-    for email_id, reference in reference_of.items():
-        parent = archived.get(reference)
-        if parent is not None and parent.id != email_id:
-            parent_of[email_id] = parent.id
-            if parent.thread_id is not None:
-                touched.add(parent.thread_id)
-
-    # Replies archived before these emails, waiting for them (new emails have no thread yet and
-    # were linked above).
-    new_by_message_id = {email.message_id: email_id for email_id, email in inserted}
-    for row in conn.execute(sa.select(emails.c.id, emails.c.in_reply_to, emails.c.thread_id).where(
-            emails.c.list_id == list_id, emails.c.parent_id.is_(None), emails.c.thread_id.is_not(None),
-            emails.c.in_reply_to.in_(list(new_by_message_id)))):
-        parent_of[row.id] = new_by_message_id[row.in_reply_to]
-        touched.add(row.thread_id)
-
-    nodes: dict[int, ThreadNode] = {}
-    before: dict[int, tuple] = {}  # email id -> (parent_id, thread row, order, depth) as stored
-    if touched:
-        for row in conn.execute(sa.select(
-                emails.c.id, emails.c.parent_id, emails.c.date, emails.c.message_id_hash, emails.c.thread_id,
-                emails.c.thread_order, emails.c.thread_depth).where(emails.c.thread_id.in_(list(touched)))):
-            nodes[row.id] = ThreadNode(row.id, parent_of.get(row.id, row.parent_id), row.date, row.message_id_hash)
-            before[row.id] = (row.parent_id, row.thread_id, row.thread_order, row.thread_depth)
-    subjects = {}
-    for email_id, email in inserted:
-        nodes[email_id] = ThreadNode(email_id, parent_of.get(email_id), email.date, email.message_id_hash)
-        subjects[email_id] = email.subject
-
-    arranged = arrange_threads(nodes.values())
-    _write_threads(conn, list_id, arranged, nodes, subjects, touched, before)
-
-
-def _write_threads(conn: Connection, list_id: int, arranged: list[ArrangedThread], nodes: dict[int, ThreadNode],
-                   subjects: dict[int, str], touched: set[int], before: dict[int, tuple]) -> None:
-    old_roots = [t.root.id for t in arranged if t.root.id not in subjects]
-    if old_roots:
-        subjects.update(iter(conn.execute(sa.select(emails.c.id, emails.c.subject)
-                                          .where(emails.c.id.in_(old_roots)))))
-    # A thread keeps its row while its root stays the root; merged-away threads lose theirs.
-    rows_by_thread_id = dict(iter(conn.execute(sa.select(threads.c.thread_id, threads.c.id)
-                                               .where(threads.c.id.in_(list(touched)))))) if touched else {}
-
-    def values(thread: ArrangedThread) -> dict:
-        return {"starting_email_id": thread.root.id, "subject": subjects[thread.root.id],
-                "date_active": nodes[thread.last_arrived_id].date, "emails_count": len(thread.emails)}
-
-    kept = [(thread, rows_by_thread_id.pop(thread.root.message_id_hash, None)) for thread in arranged]
-    created = [thread for thread, row_id in kept if row_id is None]
-    new_row_ids = iter(conn.scalars(threads.insert().returning(threads.c.id, sort_by_parameter_order=True), [
-        {"list_id": list_id, "thread_id": thread.root.message_id_hash, **values(thread)}
-        for thread in created]).all() if created else [])
-    updates, email_updates = [], []
-    for thread, row_id in kept:
-        if row_id is None:
-            row_id = next(new_row_ids)
-        else:
-            updates.append({f"new_{key}": value for key, value in values(thread).items()} | {"row_id": row_id})
-        for placement in thread.emails:
-            stored = (placement.parent_id, row_id, placement.order, placement.depth)
-            if before.get(placement.id) != stored:
-                email_updates.append({"email_id": placement.id, "new_parent_id": stored[0],
-                                      "new_thread_id": row_id, "new_order": stored[2], "new_depth": stored[3]})
-    if email_updates:
-        conn.execute(emails.update().where(emails.c.id == sa.bindparam("email_id")).values(
-            parent_id=sa.bindparam("new_parent_id"), thread_id=sa.bindparam("new_thread_id"),
-            thread_order=sa.bindparam("new_order"), thread_depth=sa.bindparam("new_depth")), email_updates)
-    if updates:
-        conn.execute(threads.update().where(threads.c.id == sa.bindparam("row_id")).values(
-            starting_email_id=sa.bindparam("new_starting_email_id"), subject=sa.bindparam("new_subject"),
-            date_active=sa.bindparam("new_date_active"), emails_count=sa.bindparam("new_emails_count")), updates)
-    if rows_by_thread_id:
-        conn.execute(threads.delete().where(threads.c.id.in_(list(rows_by_thread_id.values()))))
 
 
 @dataclass

@@ -109,9 +109,13 @@ def default_mailman_id(address: str) -> str:
 
 # --- headers -----------------------------------------------------------------------------------
 
-def header(message: Message, name: str) -> str | None:
-    value = message.get(name)
-    return value if isinstance(value, str) else None
+def first_headers(message: Message) -> dict[str, str]:
+    """The first value of each header, by lowercase name (one pass instead of a scan per name)."""
+    headers: dict[str, str] = {}
+    for name, value in message.items():
+        if isinstance(value, str):
+            headers.setdefault(name.lower(), value)
+    return headers
 
 
 # --- senders -----------------------------------------------------------------------------------
@@ -169,28 +173,25 @@ def parse_date(value: str | None) -> datetime | None:
         return None
 
 
-def from_line_parts(from_line: str | None) -> tuple[str, datetime | None]:
-    """(sender token, date) of an mbox `From sender date` separator line."""
-    if not from_line:
-        return "", None
-    parts = from_line[5:].strip().split(None, 1) if from_line.startswith("From ") else []
-    if len(parts) < 2:
-        return (parts[0] if parts else ""), None
-    # asctime dates may carry a trailing zone or "remote from ..."; parsedate_tz copes with both.
-    return parts[0], parse_date(parts[1].split(" remote from ")[0])
+def from_line_parts(from_line: str | None) -> tuple[str, str]:
+    """(sender token, date text) of an mbox `From sender date` separator line."""
+    parts = from_line[5:].strip().split(None, 1) if from_line and from_line.startswith("From ") else []
+    # asctime dates may carry a trailing zone or "remote from ..."; parsedate_tz copes with the zone.
+    return (parts[0] if parts else ""), (parts[1].split(" remote from ")[0] if len(parts) > 1 else "")
 
 
-def message_dates(message: Message, from_line: str | None, fallback: datetime) -> tuple[datetime, datetime]:
+def message_dates(headers: dict[str, str], from_line: str | None, fallback: datetime) -> tuple[datetime, datetime]:
     """(date, archived_date).
 
     date: Date, else Resent-Date, else the From_ line, else `fallback` (the import time).
     archived_date: the From_ line's date when that line names an address (pipermail's lines do
     not: `user at example.org`), else the date."""
-    separator_sender, separator_date = from_line_parts(from_line)
-    date = (parse_date(header(message, "Date")) or parse_date(header(message, "Resent-Date"))
-            or separator_date or fallback)
-    archived = separator_date if separator_date and "@" in separator_sender else date
-    return date, archived
+    separator_sender, separator_text = from_line_parts(from_line)
+    separator_date = parse_date(separator_text) if "@" in separator_sender else None
+    date = parse_date(headers.get("date")) or parse_date(headers.get("resent-date")) or separator_date
+    if date is None:
+        date = parse_date(separator_text) or fallback
+    return date, separator_date or date
 
 
 # --- the whole message -------------------------------------------------------------------------
@@ -198,14 +199,15 @@ def message_dates(message: Message, from_line: str | None, fallback: datetime) -
 def parse_email(data: bytes, from_line: str | None, fallback_date: datetime) -> ParsedEmail:
     """The row values of one message (its bytes without the mbox From_ line)."""
     message = parse_message(data)
-    message_id = clean_message_id(raw_header_text(header(message, "Message-ID") or ""))
+    headers = first_headers(message)
+    message_id = clean_message_id(raw_header_text(headers.get("message-id", "")))
     if not message_id:
         message_id = generated_message_id(data)
-    in_reply_to = parent_reference(header(message, "In-Reply-To"), header(message, "References"))
+    in_reply_to = parent_reference(headers.get("in-reply-to"), headers.get("references"))
     if in_reply_to == message_id:
         in_reply_to = None  # a message answering itself is a root
-    address, name = sender(header(message, "From"))
-    date, archived = message_dates(message, from_line, fallback_date)
+    address, name = sender(headers.get("from"))
+    date, archived = message_dates(headers, from_line, fallback_date)
     content, attachments = message_content(message)
     return ParsedEmail(
         message_id=message_id,
@@ -213,7 +215,7 @@ def parse_email(data: bytes, from_line: str | None, fallback_date: datetime) -> 
         in_reply_to=in_reply_to,
         sender_address=address,
         sender_name=name,
-        subject=decode_header(header(message, "Subject")).strip(),
+        subject=decode_header(headers.get("subject")).strip(),
         content=content,
         date=date,
         archived_date=archived,

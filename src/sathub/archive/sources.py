@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-# A piece carrying none of these is not a message but the continuation of the previous one.
-MESSAGE_HEADERS = frozenset({b"from", b"date", b"message-id", b"subject"})
-_HEADER_LINE = re.compile(rb"^([!-9;-~]+)[ \t]*:")
+# The header lines at the start of a piece, up to the first line that is blank or not a header.
+_HEADER_BLOCK = re.compile(rb"(?:[!-9;-~]+[ \t]*:[^\n]*(?:\n|\Z)(?:[ \t][^\n]*(?:\n|\Z))*)*")
+# A piece whose header block has none of these is the continuation of the previous message.
+_MESSAGE_HEADER = re.compile(rb"^(?:from|date|message-id|subject)[ \t]*:", re.IGNORECASE | re.MULTILINE)
+_MESSAGE_ID_HEADER = re.compile(rb"^message-id[ \t]*:", re.IGNORECASE | re.MULTILINE)
 # `git format-patch` starts each patch with this line (a commit id and a fixed date).
 _FORMAT_PATCH_LINE = re.compile(rb"^From [0-9a-f]{40} Mon Sep 17 00:00:00 2001\r?\n?$")
 _OPENERS = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
@@ -88,29 +90,12 @@ def read_maildir(path: Path) -> Iterator[RawMessage | Unreadable]:
             yield RawMessage(data, from_line, str(file))
 
 
-def header_names(piece: bytes) -> set[bytes]:
-    """The lowercase names in the header block at the start of `piece` (up to the first line
-    that is blank or not a header)."""
-    names = set()
-    for line in piece.split(b"\n", 64)[:64]:
-        line = line.rstrip(b"\r")
-        if not line:
-            break
-        if line[:1] in (b" ", b"\t"):
-            continue
-        match = _HEADER_LINE.match(line)
-        if not match:
-            break
-        names.add(match.group(1).lower())
-    return names
-
-
 def is_continuation(from_line: bytes, piece: bytes) -> bool:
     """True when `piece` is not a message but body text cut off at an unescaped `From ` line."""
-    names = header_names(piece)
-    if not names & MESSAGE_HEADERS:
+    header_block = _HEADER_BLOCK.match(piece).group()
+    if not _MESSAGE_HEADER.search(header_block):
         return True
-    return bool(_FORMAT_PATCH_LINE.match(from_line)) and b"message-id" not in names
+    return bool(_FORMAT_PATCH_LINE.match(from_line)) and not _MESSAGE_ID_HEADER.search(header_block)
 
 
 def read_mbox(stream: BinaryIO, origin: str) -> Iterator[RawMessage | Unreadable]:
