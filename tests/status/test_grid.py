@@ -4,7 +4,7 @@ from datetime import date
 
 import pytest
 
-from sathub.status import grid, history
+from sathub.status import grid, grid_html, history
 from sathub.status.grid import Counts, Report, block_state, build_grid, column_of
 
 TODAY = date(2026, 5, 23)
@@ -70,13 +70,13 @@ def test_reports_from_is_ordered_by_most_recent_report_and_skips_test_and_empty(
 
 def test_tooltip_lists_each_report_and_omits_an_empty_grid():
     block = grid.Block("AO-91", 7, [report(2, grid_square="", period=2, hour=9), report(1, hour=8, period=1)])
-    assert grid.tooltip_script_text(block) == (
+    assert grid_html.tooltip_script_text(block) == (
         "Heard<br>W1AW<br>2026-05-23<br>9:31-:45 UTC<br><br>Heard<br>W1AW<br>FN42<br>2026-05-23<br>8:16-:30 UTC")
 
 
 def test_tooltip_cannot_leave_its_javascript_string_or_script_element():
     block = grid.Block("X", 0, [report(1, callsign="</script><b>'\\", grid_square=None, period=9)])
-    text = grid.tooltip_script_text(block)
+    text = grid_html.tooltip_script_text(block)
     assert "'" not in text and "</script" not in text and "<b>" not in text
     assert "\\\\" in text and text.endswith("8:?? UTC")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from typing import NamedTuple
 
 from sathub.status.rules import PERIOD_LABELS
 
@@ -104,8 +105,9 @@ def period_label(period: int) -> str:
     return PERIOD_LABELS.get(period, ":??")
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(NamedTuple):
+    """One stored report, in the column order of page_store.grid_window (a tuple: cheap to build
+    by the thousand)."""
     id: int
     name: str
     day: date
@@ -164,10 +166,13 @@ def build_grid(today: date, reports: Iterable[Report]) -> Grid:
     """The grid of the reports, given newest stored first (id descending)."""
     rows: dict[str, Row] = {}
     latest_of_callsign: dict[str, tuple[date, int]] = {}
+    # column_of, unrolled: this loop runs once per report of the window.
+    first_column = {today - timedelta(days=n): n * BLOCKS_PER_DAY for n in range(DAYS)}
     for report in reports:
-        column = column_of(today, report.day, report.hour)
-        if column is None:
+        base = first_column.get(report.day)
+        if base is None or not 0 <= report.hour <= 23:
             continue
+        column = base + (23 - report.hour) // 2
         row = rows.get(report.name)
         if row is None:
             row = rows[report.name] = Row(report.name, [None] * COLUMNS)
@@ -195,20 +200,6 @@ def block_time(today: date, column: int) -> str:
     """'May 23, 08:00-09:59 UTC' for a column."""
     first, last = block_hours(column)
     return f"{day_label(block_day(today, column))}, {first:02d}:00-{last:02d}:59 UTC"
-
-
-def tooltip_script_text(block: Block) -> str:
-    """The text of upstream's tooltip array entry: reports separated by a blank line, lines by
-    <br>. Values are HTML-escaped (the tooltip is shown as HTML) and backslashes doubled, so no
-    value can leave the quoted JavaScript string or the <script> element."""
-    return "<br><br>".join("<br>".join(_script_safe(line) for line in report.tooltip_lines())
-                           for report in block.reports)
-
-
-def _script_safe(text: str) -> str:
-    escaped = (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-               .replace('"', "&quot;").replace("'", "&#39;"))
-    return escaped.replace("\\", "\\\\").replace("\n", " ").replace("\r", " ")
 
 
 def latest_state(newest_first: list) -> tuple[State, str] | None:

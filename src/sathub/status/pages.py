@@ -11,7 +11,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from sathub.db import connect
-from sathub.status import csrf, feed, grid, history, page_store, rules, store, submit_page, times
+from sathub.status import csrf, feed, grid, grid_html, history, page_store, rules, store, submit_page, times
 from sathub.status.templating import environment, render, static_file, static_response
 from sathub.web import engine_of, route, settings_of, site_url
 
@@ -73,7 +73,7 @@ async def status_page(request: Request) -> Response:
     return render(request, "status.html", site=site_url(request), grid=status_grid,
                   day_headers=grid.day_headers(today), legend=grid.LEGEND, catalog=catalog,
                   form=form_choices(now), csrf_field=csrf.TOKEN_FIELD, csrf_token=token,
-                  block_time=grid.block_time, tooltip=grid.tooltip_script_text, footer=footer_line(request),
+                  markup=grid_html.render(status_grid, site_url(request)), footer=footer_line(request),
                   report_labels=submit_page.REPORT_CHOICES,
                   headers={"Cache-Control": "no-cache"})
 

@@ -23,7 +23,7 @@ def render(request: Request, template: str, status: int = 200, headers: dict | N
     body = environment.get_template(template).render(**context).encode()
     headers = {"Content-Type": media_type, "Vary": "Accept-Encoding", **(headers or {})}
     if len(body) >= _GZIP_MINIMUM and "gzip" in request.headers.get("accept-encoding", ""):
-        body = gzip.compress(body, compresslevel=5)
+        body = gzip.compress(body, compresslevel=1)  # big pages: speed over the last 20%
         headers["Content-Encoding"] = "gzip"
     return Response(body, status_code=status, headers=headers)
 

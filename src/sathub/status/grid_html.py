@@ -1,0 +1,81 @@
+"""The status grid's repeated markup, printed in one Python pass rather than in template loops:
+a busy window holds thousands of reports, and each appears in a cell, in upstream's tooltip
+array and in the keyboard- and script-free details list. Everything printed is escaped here.
+
+The cell and tooltip markup is what scraping apps read (clients.md item 16): empty cells are
+exactly `<td width=9 bgcolor="C0C0C0"> </td>`, filled cells keep upstream's bgcolor values and
+`onMouseOver=docTips.show('a<id>')`, and the tooltip data keeps
+`tips.a<id> = new Array( 5, 5, 120, '...');`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from markupsafe import Markup
+
+from sathub.status.grid import COLUMNS, Block, Grid, block_time
+
+EMPTY_CELL = '<td width=9 bgcolor="C0C0C0"> </td>'
+_SPECIAL = re.compile(r"[&<>\"'\\\r\n]")
+
+
+def html_text(text: str) -> str:
+    """HTML-escaped text (quotes included); most values need nothing, so check first."""
+    if not _SPECIAL.search(text):
+        return text
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;").replace("'", "&#39;"))
+
+
+def script_text(text: str) -> str:
+    """HTML-escaped (the tooltip is shown as HTML), backslashes doubled and line breaks flattened,
+    so no value can leave the quoted JavaScript string or the <script> element."""
+    if not _SPECIAL.search(text):
+        return text
+    return html_text(text).replace("\\", "\\\\").replace("\n", " ").replace("\r", " ")
+
+
+def tooltip_script_text(block: Block) -> str:
+    """Upstream's tooltip text: a block's reports separated by a blank line, lines by <br>."""
+    return "<br><br>".join("<br>".join(script_text(line) for line in report.tooltip_lines())
+                           for report in block.reports)
+
+
+@dataclass(frozen=True)
+class GridMarkup:
+    tips: Markup  # the statements inside upstream's `with (docTips) { ... }`
+    rows: Markup  # the grid's rows after its header row
+    details: Markup  # one focusable section per block, the target of its cell's link
+
+
+def render(grid: Grid, site: str) -> GridMarkup:
+    tips: list[str] = []
+    rows: list[str] = []
+    details: list[str] = []
+    times = [block_time(grid.today, column) for column in range(COLUMNS)]
+    for row in grid.rows:
+        name = html_text(row.name)
+        rows.append(f'<tr> <td align="right" class="name"><a href="{site}/satellite/{quote(row.name, safe="")}">'
+                    f"{name}</a></td>\n")
+        for block in row.cells:
+            if block is None:
+                rows.append(EMPTY_CELL)
+                continue
+            state, text = block.look
+            anchor = block.anchor
+            count = len(block.reports)
+            when = times[block.column]
+            tips.append(f"tips.{anchor} = new Array( 5, 5, 120, '{tooltip_script_text(block)}');\n")
+            rows.append(f'<td width=9 bgcolor="{state.colour}" class="s-{state.key}"><a href="#{anchor}" '
+                        f"onMouseOver=docTips.show('{anchor}') onMouseOut=docTips.hide() "
+                        f'aria-label="{name} {when}: {count} {state.label}">'
+                        f"{text}</a></td>\n")
+            items = "".join(f"<li>{' · '.join(html_text(line) for line in report.tooltip_lines())}</li>"
+                            for report in block.reports)
+            details.append(f'<section class="block" id="{anchor}" tabindex="-1"><h3><span class="swatch '
+                           f's-{state.key}" style="background-color: {state.colour}" aria-hidden="true">'
+                           f"{state.letter}</span> {name}, {when}: {state.label}</h3><ul>{items}</ul></section>\n")
+        rows.append("</tr>\n")
+    return GridMarkup(Markup("".join(tips)), Markup("".join(rows)), Markup("".join(details)))
