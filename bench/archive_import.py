@@ -1,0 +1,195 @@
+"""Archive import speed and memory: `sathub archive import` on the real corpus and on a generated
+1,000,000-message mbox.
+
+    .venv/bin/python bench/archive_import.py generate [--count 1000000] [--out FILE.mbox.gz]
+    .venv/bin/python bench/archive_import.py corpus [--database-url URL]
+    .venv/bin/python bench/archive_import.py run FILE... --list ADDRESS [--database-url URL]
+
+`corpus` and `run` import into a fresh database (SQLite under bench/out/ unless --database-url
+names an empty PostgreSQL database) and print messages/s (wall clock and CPU), peak RSS and the
+RSS over time (flat memory means the last samples are no higher than the early ones), with the
+machine's load average (the machine is shared: CPU time is the steadier figure).
+
+The generated archive is realistic in shape, not in text: threads of heavy-tailed size (most 1-5
+messages, a few hundreds), 20,000 senders of Zipf-like activity, 3% of messages held back so
+their replies arrive first (and their roots later), 0.3% duplicated Message-IDs, 0.1% without
+a Message-ID, 2% RFC 2047 subjects, 1% multipart with an attachment, ~1.3 KB per message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import heapq
+import os
+import random
+import resource
+import sys
+import threading
+import time
+from bisect import bisect
+from collections import deque
+from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
+from itertools import accumulate
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+CORPUS = ROOT.parent / "shared" / "data" / "mail"
+WORDS = ("gps receiver fix satellite antenna signal daemon packet buffer driver serial port baud "
+         "release patch build test python commit branch merge review issue thread list mail time "
+         "clock offset latitude longitude altitude speed course error warning debug trace socket "
+         "client server protocol message header field value report status update change fix the a "
+         "of to and in is it that for on with as this be are was not but have from or by at").split()
+
+
+class Sampler(threading.Thread):
+    """Resident memory of this process every `interval` seconds, from /proc/self/statm."""
+
+    def __init__(self, interval: float = 1.0):
+        super().__init__(daemon=True)
+        self.interval, self.samples, self.stop = interval, [], threading.Event()
+        self.page = os.sysconf("SC_PAGE_SIZE")
+        self.started = time.monotonic()
+
+    def run(self) -> None:
+        while not self.stop.wait(self.interval):
+            with open("/proc/self/statm") as statm:
+                rss = int(statm.read().split()[1]) * self.page
+            self.samples.append((time.monotonic() - self.started, rss))
+
+
+def text(rnd: random.Random, words: int) -> str:
+    lines, line = [], []
+    for _ in range(words):
+        line.append(rnd.choice(WORDS))
+        if len(line) >= 12:
+            lines.append(" ".join(line))
+            line = []
+    return "\n".join(lines + [" ".join(line)]) + "\n"
+
+
+def generate(path: Path, count: int, seed: int = 1) -> None:
+    """Stream `count` messages into a gzip mbox; memory is bounded by the windows kept below."""
+    rnd = random.Random(seed)
+    senders = [f"{rnd.choice(WORDS)}.{rnd.choice(WORDS)}{i}@{rnd.choice(['example.org', 'mail.example.net'])}"
+               for i in range(20_000)]
+    activity = list(accumulate(1 / (rank + 1) ** 0.9 for rank in range(len(senders))))
+    active: deque[dict] = deque(maxlen=3000)  # recent threads that may still get replies
+    held: list[tuple[int, int, str]] = []  # (release at message n, tie, text): replies come first
+    recent_texts: deque[str] = deque(maxlen=1000)
+    clock = datetime(2010, 1, 1)
+    mean_gap = timedelta(days=3650) / count
+    with gzip.open(path, "wt", compresslevel=1, encoding="utf-8") as out:
+        for n in range(count):
+            clock += mean_gap * rnd.expovariate(1.0)
+            address = senders[bisect(activity, rnd.random() * activity[-1])]
+            message_id = f"{n}.{rnd.getrandbits(32):08x}@bench.example.org"
+            headers = [f"From: {address.split('@')[0].replace('.', ' ').title()} <{address}>",
+                       f"Date: {format_datetime(clock.replace(tzinfo=timezone.utc))}"]
+            body = text(rnd, rnd.randint(20, 250))
+            if not active or rnd.random() < 0.22:
+                subject = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 8)))
+                if rnd.random() < 0.02:
+                    subject = "=?utf-8?q?" + subject.replace(" ", "_") + "_=C3=A9t=C3=A9?="
+                thread = {"subject": subject, "ids": [message_id], "open": rnd.paretovariate(1.2)}
+                active.append(thread)
+                headers.append(f"Subject: [bench] {subject}")
+            else:
+                thread = active[-1 - min(int(rnd.expovariate(1 / 40)), len(active) - 1)]
+                parent = thread["ids"][max(0, len(thread["ids"]) - 1 - int(rnd.expovariate(0.7)))]
+                headers += [f"Subject: Re: [bench] {thread['subject']}", f"In-Reply-To: <{parent}>",
+                            f"References: <{thread['ids'][0]}> <{parent}>"]
+                body = "> " + text(rnd, 20).replace("\n", "\n> ").rstrip("> ") + "\n" + body
+                thread["ids"].append(message_id)
+                if len(thread["ids"]) > thread["open"] * 4:
+                    active.remove(thread)  # the thread has run its course
+            if rnd.random() >= 0.001:
+                headers.append(f"Message-ID: <{message_id}>")
+            if rnd.random() < 0.01:
+                headers += ["MIME-Version: 1.0", 'Content-Type: multipart/mixed; boundary="b1"']
+                body = (f"--b1\nContent-Type: text/plain; charset=utf-8\n\n{body}--b1\n"
+                        "Content-Type: application/octet-stream\nContent-Transfer-Encoding: base64\n"
+                        'Content-Disposition: attachment; filename="data.bin"\n\n'
+                        + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n" * rnd.randint(1, 20) + "--b1--\n")
+            message = f"From {address} {clock.strftime('%a %b %d %H:%M:%S %Y')}\n" + "\n".join(headers) + "\n\n" + body + "\n"
+            if rnd.random() < 0.03:
+                heapq.heappush(held, (n + rnd.randint(1, 20_000), n, message))
+            else:
+                out.write(message)
+                recent_texts.append(message)
+            if rnd.random() < 0.003 and recent_texts:
+                out.write(rnd.choice(recent_texts))
+            while held and held[0][0] <= n:
+                out.write(heapq.heappop(held)[2])
+        while held:
+            out.write(heapq.heappop(held)[2])
+
+
+def fresh_database(url: str | None, name: str) -> str:
+    if url:
+        return url
+    OUT.mkdir(parents=True, exist_ok=True)
+    for suffix in ("", "-wal", "-shm"):
+        (OUT / f"{name}.db{suffix}").unlink(missing_ok=True)
+    return f"sqlite:///{OUT / name}.db"
+
+
+def measure(url: str, imports: list[tuple[str, list[Path]]]) -> None:
+    sys.path.insert(0, str(ROOT / "src"))
+    from sathub import db
+    from sathub.archive.importer import import_archive
+
+    engine = db.create_engine(url)
+    db.upgrade(engine)
+    print(f"database {engine.url.render_as_string()}; load average before: {os.getloadavg()[0]:.1f}")
+    sampler = Sampler()
+    sampler.start()
+    wall, cpu = time.monotonic(), time.process_time()
+    total = 0
+    for name, paths in imports:
+        summary = import_archive(engine, name, paths, progress=sys.stderr.isatty())
+        total += summary.imported + summary.duplicates
+        print(summary.describe())
+    wall, cpu = time.monotonic() - wall, time.process_time() - cpu
+    sampler.stop.set()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{total} messages in {wall:.1f} s wall ({total / wall:,.0f} msg/s), {cpu:.1f} s CPU "
+          f"({total / cpu:,.0f} msg/s of CPU); load average after: {os.getloadavg()[0]:.1f}")
+    samples = sampler.samples
+    if samples:
+        picks = [samples[min(len(samples) - 1, int(len(samples) * f))] for f in (0.1, 0.25, 0.5, 0.75, 1.0)]
+        print(f"peak RSS {peak:.0f} MB; RSS over time: "
+              + ", ".join(f"{t:.0f}s {rss / 2**20:.0f} MB" for t, rss in picks))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    gen = commands.add_parser("generate", help="write the generated archive")
+    gen.add_argument("--count", type=int, default=1_000_000)
+    gen.add_argument("--out", type=Path, default=OUT / "archive_import_1m.mbox.gz")
+    corpus = commands.add_parser("corpus", help="import the real corpus of shared/data/mail")
+    corpus.add_argument("--database-url")
+    run = commands.add_parser("run", help="import FILE... into a fresh database")
+    run.add_argument("paths", nargs="+", type=Path)
+    run.add_argument("--list", default="bench@lists.example.org")
+    run.add_argument("--database-url")
+    args = parser.parse_args()
+    if args.command == "generate":
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        generate(args.out, args.count)
+        print(f"{args.count} messages written to {args.out} ({args.out.stat().st_size / 2**20:.0f} MB gzip) "
+              f"in {time.monotonic() - started:.0f} s")
+    elif args.command == "corpus":
+        files = sorted(CORPUS.glob("*.mbox.gz"))
+        measure(fresh_database(args.database_url, "archive_import_corpus"),
+                [(f.name.removesuffix(".mbox.gz"), [f]) for f in files] + [("edge@example.com", [CORPUS / "edge"])])
+    else:
+        measure(fresh_database(args.database_url, "archive_import_run"), [(args.list, args.paths)])
+
+
+if __name__ == "__main__":
+    main()
