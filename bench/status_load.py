@@ -131,6 +131,13 @@ def verdict(method: str, met: bool) -> str:
     return "yes" if met else "**no**"
 
 
+def code_version() -> str:
+    """The commit the servers ran (others commit to the same tree while benchmarks run)."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "src"], cwd=ROOT, capture_output=True, text=True)
+    return head.stdout.strip() + (" + uncommitted src changes" if dirty.stdout.strip() else "")
+
+
 def median(runs: list[dict], key: str) -> float:
     return statistics.median(run[key] for run in runs)
 
@@ -150,7 +157,7 @@ def main() -> None:
     if not shutil.which("wrk"):
         sys.exit("wrk is missing: apt-get install -y wrk")
     OUT.mkdir(parents=True, exist_ok=True)
-    facts = database_facts(args.database_url)
+    facts = f"{database_facts(args.database_url)}; code {code_version()}"
     print(f"[{args.label}] {facts}", flush=True)
 
     real_base = f"http://127.0.0.1:{args.port}"
