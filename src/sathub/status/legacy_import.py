@@ -99,7 +99,7 @@ def run(engine: Engine, source: str, *, progress: bool = False,
             api_names = catalog_names(store.catalog_with_aliases(conn))
         window = SlotWindow(batch_size)
         total = reader.count_reports() if progress else None
-        with tqdm(total=total, unit=" rows", disable=not progress, smoothing=0.1) as bar:
+        with tqdm(total=total, unit=" rows", unit_scale=True, disable=not progress, smoothing=0.1) as bar:
             for rows in reader.report_batches(batch_size):
                 summary.rows_read += len(rows)
                 for row in rows:
