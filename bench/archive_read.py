@@ -1,0 +1,328 @@
+"""Archive read API latency (interface B), measured in-process through the real app.
+
+    .venv/bin/python bench/archive_read.py real       [--database-url URL]   # the corpus of shared/data/mail
+    .venv/bin/python bench/archive_read.py generated  --emails 1000000 [--database-url URL]
+    .venv/bin/python bench/archive_read.py scale      [--database-url-small URL --database-url-large URL]
+
+Method: Starlette's TestClient calls the ASGI app built by sathub.app.create_app (routing, SQL,
+serialization, headers; no network, no HTTP server), one request at a time; each path is warmed
+up, then timed REPEAT times with perf_counter; the table gives median and 95th percentile.
+
+`real` imports the corpus with the real importer into a fresh database. `generated` writes a
+synthetic archive of N emails straight into the tables (the importer is measured elsewhere): ten
+lists (one private), threads of geometric size (mean 5) spread over 20 years, Zipf-like senders,
+ids in date order as in production. Every generated archive holds the same probes: a 300-email
+thread (replies to random earlier messages) and, from 10,000 emails up, a sender with 1,000 emails
+on public lists. `scale` builds a 1,000- and a 1,000,000-email archive and compares the probe
+thread's latency (target: the large one within 1.5x of the small one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import random
+import statistics
+import sys
+import time
+import uuid
+import warnings
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from sathub import db  # noqa: E402
+from sathub.archive.tables import emails, mailing_lists, senders, threads  # noqa: E402
+
+OUT = ROOT / "bench" / "out"
+MAIL = ROOT.parent / "shared" / "data" / "mail"
+PROBE_LIST = "list0@bench.example"
+PROBE_SENDER = "probe-sender@bench.example"
+PROBE_THREAD_SIZE = 300
+PROBE_SENDER_EMAILS = 1000
+EPOCH = datetime(2005, 1, 1)
+
+
+def id_hash(message_id: str) -> str:
+    return base64.b32encode(hashlib.sha1(message_id.encode()).digest()).decode()
+
+
+def mailman_id(address: str) -> str:
+    return uuid.uuid5(uuid.NAMESPACE_URL, "mailto:" + address).hex
+
+
+def fresh_database(url: str) -> sa.Engine:
+    """An empty, migrated database at `url` (SQLite file deleted, PostgreSQL database recreated)."""
+    parsed = db.normalize_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        for suffix in ("", "-wal", "-shm"):
+            Path(parsed.database + suffix).unlink(missing_ok=True)
+    else:
+        admin = sa.create_engine(parsed.set(database="postgres"), isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{parsed.database}" WITH (FORCE)')
+            conn.exec_driver_sql(f'CREATE DATABASE "{parsed.database}"')
+        admin.dispose()
+    engine = db.create_engine(url)
+    db.upgrade(engine)
+    return engine
+
+
+# Generated archives ------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class Mail:
+    list_index: int
+    thread: int
+    date: datetime
+    parent: int | None  # index into its thread's members
+    sender: int
+    id: int = 0
+
+
+@dataclass(slots=True)
+class Thread:
+    list_index: int
+    members: list[int] = field(default_factory=list)  # indexes into the mail list, in creation order
+
+
+def generate(engine: sa.Engine, total: int, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    n_senders = max(50, total // 200)
+    sender_weights = [1 / (rank + 1) ** 0.9 for rank in range(n_senders)]
+    mails: list[Mail] = []
+    thread_list: list[Thread] = []
+
+    def add_thread(list_index: int, size: int, start: datetime) -> Thread:
+        thread = Thread(list_index)
+        thread_list.append(thread)
+        date = start
+        for position in range(size):
+            parent = None if position == 0 else rng.randrange(max(0, position - 8), position)
+            sender = rng.choices(range(n_senders), sender_weights)[0]
+            thread.members.append(len(mails))
+            mails.append(Mail(list_index, len(thread_list) - 1, date, parent, sender))
+            date += timedelta(minutes=rng.randint(1, 600))
+        return thread
+
+    span_minutes = 20 * 365 * 24 * 60
+    probe = add_thread(0, PROBE_THREAD_SIZE, EPOCH + timedelta(days=3650))
+    while len(mails) < total:
+        size = min(total - len(mails), min(100, int(rng.expovariate(1 / 5)) + 1))
+        add_thread(rng.randrange(10), size, EPOCH + timedelta(minutes=rng.randrange(span_minutes)))
+    if total >= 10 * PROBE_SENDER_EMAILS:  # the probe sender: 1,000 emails on public lists
+        candidates = [i for i, m in enumerate(mails) if m.list_index != 9 and m.thread != 0]
+        for index in rng.sample(candidates, PROBE_SENDER_EMAILS):
+            mails[index].sender = n_senders
+    # Arrival order is date order, as in a live archive.
+    for new_id, index in enumerate(sorted(range(len(mails)), key=lambda i: (mails[i].date, i)), start=1):
+        mails[index].id = new_id
+    _write(engine, mails, thread_list, n_senders)
+    print(f"generated {len(mails):,} emails in {len(thread_list):,} threads; probe thread "
+          f"{id_hash(f'm{probe.members[0]}@bench.example')}", flush=True)
+
+
+def _preorder(thread: Thread, mails: list[Mail]) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for position, index in enumerate(thread.members):
+        if mails[index].parent is not None:
+            children.setdefault(mails[index].parent, []).append(position)
+    order, stack = [], [0]
+    while stack:
+        position = stack.pop()
+        order.append(thread.members[position])
+        kids = sorted(children.get(position, []), key=lambda p: mails[thread.members[p]].id)
+        stack.extend(reversed(kids))
+    return order
+
+
+def _write(engine: sa.Engine, mails: list[Mail], thread_list: list[Thread], n_senders: int) -> None:
+    created = datetime(2024, 1, 1)
+    with engine.begin() as conn:
+        conn.execute(mailing_lists.insert(), [
+            {"id": i + 1, "name": f"list{i}@bench.example", "archive_policy": "private" if i == 9 else "public",
+             "created_at": created} for i in range(10)])
+        addresses = [f"user{i}@bench.example" for i in range(n_senders)] + [PROBE_SENDER]
+        conn.execute(senders.insert(), [{"id": i + 1, "address": a, "mailman_id": mailman_id(a)}
+                                        for i, a in enumerate(addresses)])
+        thread_rows, email_rows = [], []
+        for number, thread in enumerate(thread_list, start=1):
+            order = _preorder(thread, mails)
+            root = mails[thread.members[0]]
+            last = max((mails[i] for i in thread.members), key=lambda m: m.id)
+            thread_rows.append({
+                "id": number, "list_id": thread.list_index + 1, "thread_id": id_hash(f"m{thread.members[0]}@bench.example"),
+                "starting_email_id": root.id, "subject": f"Subject {number}", "date_active": last.date,
+                "emails_count": len(thread.members)})
+            for position, index in enumerate(order):
+                mail = mails[index]
+                message_id = f"m{index}@bench.example"
+                parent = None if mail.parent is None else thread.members[mail.parent]
+                email_rows.append({
+                    "id": mail.id, "list_id": mail.list_index + 1, "message_id": message_id,
+                    "message_id_hash": id_hash(message_id), "sender_id": mail.sender + 1,
+                    "sender_name": f"User {mail.sender}", "subject": f"Re: Subject {number}" if parent else f"Subject {number}",
+                    "content": "Some text of a message.\n" * 5, "date": mail.date, "archived_date": mail.date,
+                    "in_reply_to": None if parent is None else f"m{parent}@bench.example",
+                    "parent_id": None if parent is None else mails[parent].id,
+                    "thread_id": number, "thread_order": position, "thread_depth": 0})
+            if len(email_rows) >= 20000:  # written in batches: a million rows of dicts would not fit
+                conn.execute(threads.insert(), thread_rows)
+                conn.execute(emails.insert(), email_rows)
+                thread_rows, email_rows = [], []
+        if email_rows:
+            conn.execute(threads.insert(), thread_rows)
+            conn.execute(emails.insert(), email_rows)
+    if engine.dialect.name == "postgresql":
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.exec_driver_sql("VACUUM ANALYZE")
+    else:
+        with engine.begin() as conn:
+            conn.exec_driver_sql("ANALYZE")
+
+
+# Measuring ---------------------------------------------------------------------------------------
+
+def client_for(engine: sa.Engine, url: str):
+    warnings.filterwarnings("ignore")
+    from starlette.testclient import TestClient
+
+    from sathub.app import create_app
+    from sathub.config import Settings
+    return TestClient(create_app(Settings(database_url=url, base_url="http://bench.example"), engine=engine),
+                      base_url="http://bench.example")
+
+
+def timed(client, path: str, repeat: int) -> dict:
+    for _ in range(max(5, repeat // 10)):
+        response = client.get(path)
+    assert response.status_code == 200, (path, response.status_code, response.text[:200])
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        client.get(path)
+        samples.append((time.perf_counter() - started) * 1000)
+    samples.sort()
+    body = response.json()
+    items = len(body["results"] if isinstance(body, dict) and "results" in body else body)
+    return {"path": path, "items": items, "bytes": len(response.content),
+            "median_ms": round(statistics.median(samples), 2), "p95_ms": round(samples[int(len(samples) * .95)], 2)}
+
+
+def report(title: str, rows: list[dict], name: str) -> None:
+    print(f"\n{title}\n\n| request | items | bytes | median ms | p95 ms |\n|---|---:|---:|---:|---:|")
+    for row in rows:
+        print(f"| `{row['path']}` | {row['items']:,} | {row['bytes']:,} | {row['median_ms']} | {row['p95_ms']} |")
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"archive_read_{name}.json").write_text(json.dumps(rows, indent=2))
+
+
+def probe_paths(engine: sa.Engine) -> dict[str, str]:
+    with engine.connect() as conn:
+        thread_id = conn.execute(sa.select(threads.c.thread_id).where(threads.c.id == 1)).scalar_one()
+        has_probe_sender = conn.execute(sa.select(sa.func.count()).select_from(emails).join(
+            senders, senders.c.id == emails.c.sender_id).where(senders.c.address == PROBE_SENDER)).scalar_one()
+    paths = {"thread": f"/archive/api/list/{PROBE_LIST}/thread/{thread_id}/emails/"}
+    if has_probe_sender:
+        paths["sender"] = f"/archive/api/sender/{mailman_id(PROBE_SENDER)}/emails/"
+    return paths
+
+
+def run_generated(url: str, total: int, repeat: int, keep: bool) -> list[dict]:
+    engine = db.create_engine(url)
+    if not keep or not sa.inspect(engine).has_table("emails") or not _count(engine):
+        engine.dispose()
+        engine = fresh_database(url)
+        started = time.monotonic()
+        generate(engine, total)
+        print(f"written in {time.monotonic() - started:.0f} s", flush=True)
+    client = client_for(engine, url)
+    paths = probe_paths(engine)
+    rows = [timed(client, paths["thread"], repeat),
+            timed(client, paths["thread"].replace("/emails/", "/"), repeat)]
+    if "sender" in paths:
+        rows += [timed(client, paths["sender"], repeat), timed(client, paths["sender"] + "?limit=20&offset=500", repeat)]
+    rows += [timed(client, f"/archive/api/list/{PROBE_LIST}/threads/?limit=20", repeat),
+             timed(client, f"/archive/api/list/{PROBE_LIST}/emails/?limit=20", repeat)]
+    count = _count(engine)
+    deep = max(0, count // 10 - 40)  # the last page of the probe list (a tenth of the archive)
+    rows.append(timed(client, f"/archive/api/list/{PROBE_LIST}/emails/?limit=20&offset={deep}", max(10, repeat // 5)))
+    rows.append(timed(client, f"/archive/api/list/{PROBE_LIST}/threads/?limit=20&offset={deep // 5}", max(10, repeat // 5)))
+    report(f"Generated archive, {count:,} emails ({engine.dialect.name})", rows, f"generated_{count}_{engine.dialect.name}")
+    return rows
+
+
+def _count(engine: sa.Engine) -> int:
+    with engine.connect() as conn:
+        return conn.execute(sa.select(sa.func.count()).select_from(emails)).scalar_one()
+
+
+def run_real(url: str, repeat: int) -> None:
+    from sathub.archive.importer import import_archive
+    engine = fresh_database(url)
+    for path in sorted(MAIL.glob("*.mbox.gz")):
+        print(import_archive(engine, path.name[: -len(".mbox.gz")], [path]).describe(), flush=True)
+    print(import_archive(engine, "edge@example.com", [MAIL / "edge"]).describe(), flush=True)
+    if engine.dialect.name == "postgresql":
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.exec_driver_sql("VACUUM ANALYZE")
+    with engine.connect() as conn:
+        biggest = conn.execute(
+            sa.select(mailing_lists.c.name, threads.c.thread_id, threads.c.emails_count)
+            .join(mailing_lists, mailing_lists.c.id == threads.c.list_id)
+            .order_by(threads.c.emails_count.desc()).limit(1)).one()
+        per_sender = (sa.select(senders.c.address, sa.func.count().label("n"))
+                      .join(emails, emails.c.sender_id == senders.c.id).group_by(senders.c.address).subquery())
+        near_1000 = conn.execute(sa.select(per_sender.c.address).order_by(
+            sa.func.abs(per_sender.c.n - 1000)).limit(1)).scalar_one()
+    client = client_for(engine, url)
+    dev = "gpsd-dev@lists.berlios.de"
+    rows = [
+        timed(client, f"/archive/api/list/{biggest.name}/thread/{biggest.thread_id}/emails/", repeat),
+        timed(client, f"/archive/api/list/{biggest.name}/thread/{biggest.thread_id}/", repeat),
+        timed(client, f"/archive/api/sender/{mailman_id(near_1000)}/emails/", repeat),
+        timed(client, f"/archive/api/sender/{mailman_id('esr@thyrsus.com')}/emails/", max(10, repeat // 5)),
+        timed(client, f"/archive/api/sender/esr@thyrsus.com/emails/?limit=20&offset=3000", repeat),
+        timed(client, f"/archive/api/list/{dev}/threads/?limit=20", repeat),
+        timed(client, f"/archive/api/list/{dev}/threads/?limit=20&offset=2200", repeat),
+        timed(client, f"/archive/api/list/{dev}/emails/?limit=20&offset=9500", repeat),
+        timed(client, f"/archive/api/list/{dev}/threads/", max(10, repeat // 10)),
+        timed(client, f"/archive/api/list/{dev}/emails/", max(10, repeat // 10)),
+        timed(client, "/archive/api/lists/", repeat),
+    ]
+    report(f"Real corpus ({engine.dialect.name})", rows, f"real_{engine.dialect.name}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=["real", "generated", "scale"])
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--database-url-small", default=f"sqlite:///{OUT}/archive_1k.db")
+    parser.add_argument("--database-url-large", default=f"sqlite:///{OUT}/archive_1m.db")
+    parser.add_argument("--emails", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--keep", action="store_true", help="reuse a generated database that already has emails")
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    if args.mode == "real":
+        run_real(args.database_url or f"sqlite:///{OUT}/archive_real.db", args.repeat)
+    elif args.mode == "generated":
+        run_generated(args.database_url or f"sqlite:///{OUT}/archive_{args.emails}.db", args.emails,
+                      args.repeat, args.keep)
+    else:
+        small = run_generated(args.database_url_small, 1000, args.repeat, args.keep)
+        large = run_generated(args.database_url_large, 1_000_000, args.repeat, args.keep)
+        ratio = large[0]["median_ms"] / small[0]["median_ms"]
+        print(f"\nprobe thread (300 emails): {small[0]['median_ms']} ms on 1,000 emails, "
+              f"{large[0]['median_ms']} ms on 1,000,000 emails: ratio {ratio:.2f} (target <= 1.5)")
+
+
+if __name__ == "__main__":
+    main()
