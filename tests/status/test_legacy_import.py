@@ -135,6 +135,13 @@ def test_csv_bad_rows_are_skipped_and_counted_by_reason(engine, tmp_path):
     assert stored(engine) == [("AO-91", date(2024, 3, 1), 5, 0, "W1AW", "Heard", "FN31")]
 
 
+def test_csv_text_postgresql_cannot_hold_is_stored_alike_on_both(engine, tmp_path):
+    source = write_csv(tmp_path, HEADER, "1,AO-91,,2024-03-01,5,0,W1\x00AW,Heard,FN\x0031,,")
+    assert legacy_import.run(engine, source).stored_new == 1
+    assert stored(engine) == [("AO-91", date(2024, 3, 1), 5, 0, "W1\ufffdAW", "Heard", "FN\ufffd31")]
+    assert legacy_import.run(engine, source).already_present == 1
+
+
 def test_csv_duplicates_further_apart_than_the_window_still_keep_the_later(engine, tmp_path):
     others = [f"{hour},AO-91,,2024-03-01,{hour},0,W1AW,Heard,,," for hour in range(2, 9)]
     source = write_csv(tmp_path, HEADER, "1,AO-91,,2024-03-01,1,0,W1AW,Not Heard,,,", *others,

@@ -303,7 +303,10 @@ def insert_or_replace_reports(conn: Connection, rows: list[dict]) -> BulkStored:
     ).returning(sa.func.lower(reports.c.name).label("name_key"), reports.c.day, reports.c.hour,
                 reports.c.replaced_report)
     # executemany: compiled once, sent as multi-row INSERTs ("insertmanyvalues").
-    written = conn.execute(statement, [{**row, "replaced_report": None} for row in rows]).all()
+    written = conn.execute(statement, [
+        {**row, "name": db_text(row["name"]), "callsign": db_text(row["callsign"]),
+         "grid_square": None if row["grid_square"] is None else db_text(row["grid_square"]), "replaced_report": None}
+        for row in rows]).all()
     inserted = [row for row in written if row.replaced_report is None]
     _count_new_reports(conn, inserted)
     return BulkStored(new=len(inserted), unchanged=len(rows) - len(written),
