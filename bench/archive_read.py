@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import itertools
 import json
 import random
 import statistics
@@ -96,7 +97,8 @@ class Thread:
 def generate(engine: sa.Engine, total: int, seed: int = 7) -> None:
     rng = random.Random(seed)
     n_senders = max(50, total // 200)
-    sender_weights = [1 / (rank + 1) ** 0.9 for rank in range(n_senders)]
+    cumulative = list(itertools.accumulate(1 / (rank + 1) ** 0.9 for rank in range(n_senders)))
+    sender_ids = range(n_senders)
     mails: list[Mail] = []
     thread_list: list[Thread] = []
 
@@ -106,7 +108,7 @@ def generate(engine: sa.Engine, total: int, seed: int = 7) -> None:
         date = start
         for position in range(size):
             parent = None if position == 0 else rng.randrange(max(0, position - 8), position)
-            sender = rng.choices(range(n_senders), sender_weights)[0]
+            sender = rng.choices(sender_ids, cum_weights=cumulative)[0]
             thread.members.append(len(mails))
             mails.append(Mail(list_index, len(thread_list) - 1, date, parent, sender))
             date += timedelta(minutes=rng.randint(1, 600))

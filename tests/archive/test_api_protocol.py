@@ -290,3 +290,14 @@ def test_links_fall_back_to_the_request_host(engine, database_url):
     with TestClient(create_app(Settings(database_url=database_url), engine=engine),
                     base_url="http://archive.local:8080") as client:
         assert client.get("/archive/api/lists/").json()[0]["url"] == f"http://archive.local:8080/archive/api/list/{DEV}/"
+
+
+def test_unreachable_database_is_a_json_503():
+    url = "postgresql://postgres@127.0.0.1:1/nowhere"  # nothing listens on port 1: refused at once
+    with TestClient(create_app(Settings(database_url=url, base_url="http://sathub.test"))) as client:
+        response = client.get(f"/archive/api/list/{DEV}/emails/")
+        assert response.status_code == 503
+        assert response.text == '{"detail":"Service temporarily unavailable, try again later."}'
+        assert_api_headers(response)
+        download = client.get(f"/archive/list/{DEV}/message/{E}/attachment/2/report.html")
+        assert download.status_code == 503

@@ -34,9 +34,9 @@ _QUOTED_URL = re.compile(r"&quot;(https?://(?:[^&\s]|&amp;|&#x27;)*?)&quot;")
 class ApiError(Exception):
     """An answer other than 200: a status and DRF's `{"detail": …}` text."""
 
-    def __init__(self, status: int, detail: str = NOT_FOUND, headers: dict[str, str] | None = None):
+    def __init__(self, status: int, detail: str = NOT_FOUND):
         super().__init__(detail)
-        self.status, self.detail, self.headers = status, detail, headers or {}
+        self.status, self.detail = status, detail
 
 
 def wants_html(accept: str) -> bool:
@@ -59,9 +59,9 @@ def wants_html(accept: str) -> bool:
 
 
 def answer(payload, *, status: int = 200, html_page: bool, head: bool, title: str,
-           request: Request, index_link: str, headers: dict[str, str] | None = None) -> Response:
+           request: Request, index_link: str) -> Response:
     """`payload` as JSON or as the browsable page; a HEAD answer keeps the headers, drops the body."""
-    api_headers = {"Allow": ALLOW, "Vary": "Accept", **(headers or {})}
+    api_headers = {"Allow": ALLOW, "Vary": "Accept"}
     if html_page:
         body = _page(payload, status, title, request, index_link).encode()
         return bodiless(body, status, {**api_headers, "Content-Type": "text/html; charset=utf-8"}, head)
