@@ -39,8 +39,15 @@ def script_text(text: str) -> str:
 
 def tooltip_script_text(block: Block) -> str:
     """Upstream's tooltip text: a block's reports separated by a blank line, lines by <br>."""
-    return "<br><br>".join("<br>".join(script_text(line) for line in report.tooltip_lines())
-                           for report in block.reports)
+    return "<br><br>".join(_tooltip_and_details(report)[0] for report in block.reports)
+
+
+def _tooltip_and_details(report) -> tuple[str, str]:
+    """A report's tooltip text and its details line, escaping each value once."""
+    lines = report.tooltip_lines()
+    if not any(_SPECIAL.search(line) for line in lines):
+        return "<br>".join(lines), " · ".join(lines)
+    return "<br>".join(script_text(line) for line in lines), " · ".join(html_text(line) for line in lines)
 
 
 @dataclass(frozen=True)
@@ -67,13 +74,14 @@ def render(grid: Grid, site: str) -> GridMarkup:
             anchor = block.anchor
             count = len(block.reports)
             when = times[block.column]
-            tips.append(f"tips.{anchor} = new Array( 5, 5, 120, '{tooltip_script_text(block)}');\n")
+            texts = [_tooltip_and_details(report) for report in block.reports]
+            tooltip = "<br><br>".join(tip for tip, _ in texts)
+            tips.append(f"tips.{anchor} = new Array( 5, 5, 120, '{tooltip}');\n")
             rows.append(f'<td width=9 bgcolor="{state.colour}" class="s-{state.key}"><a href="#{anchor}" '
                         f"onMouseOver=docTips.show('{anchor}') onMouseOut=docTips.hide() "
                         f'aria-label="{name} {when}: {count} {state.label}">'
                         f"{text}</a></td>\n")
-            items = "".join(f"<li>{' · '.join(html_text(line) for line in report.tooltip_lines())}</li>"
-                            for report in block.reports)
+            items = "".join(f"<li>{line}</li>" for _, line in texts)
             details.append(f'<section class="block" id="{anchor}" tabindex="-1"><h3><span class="swatch '
                            f's-{state.key}" style="background-color: {state.colour}" aria-hidden="true">'
                            f"{state.letter}</span> {name}, {when}: {state.label}</h3><ul>{items}</ul></section>\n")
