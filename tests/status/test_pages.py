@@ -211,3 +211,29 @@ def test_display_names_and_aliases_redirect_to_the_api_name(client, seeded):
 
 def test_an_unknown_satellite_is_404(client, seeded):
     assert client.get("/satellite/NO-SUCH-SAT").status_code == 404
+
+
+def test_under_a_path_prefix_every_link_and_cookie_carries_it(engine, settings):
+    from dataclasses import replace
+
+    import bcrypt
+    from starlette.testclient import TestClient
+
+    from sathub import db
+    from sathub.app import create_app
+    from sathub.status import store
+
+    seed_catalog(engine)
+    with db.connect(engine, write=True) as conn:
+        store.save_user(conn, "admin", bcrypt.hashpw(b"pw", bcrypt.gensalt(4)).decode())
+    prefixed = replace(settings, base_url="https://www.amsat.org/status")
+    with TestClient(create_app(prefixed, engine=engine), base_url="https://www.amsat.org") as client:
+        html = client.get("/status/").text
+        assert 'action="https://www.amsat.org/status/submit.php"' in html
+        assert 'href="https://www.amsat.org/status/assets/status.css?v=' in html
+        assert client.get("/status/assets/status.css").status_code == 200
+        login = client.post("/status/admin/login.php", data={"username": "admin", "password": "pw"},
+                            follow_redirects=False)
+        assert login.headers["location"] == "https://www.amsat.org/status/admin/dashboard.php"
+        assert "Path=/status/admin" in login.headers["set-cookie"] and "Secure" in login.headers["set-cookie"]
+        assert "Amsat Status Dashboard" in client.get("/status/admin/dashboard.php").text
