@@ -116,6 +116,8 @@ class RevisionProbe:
         conn = getattr(self.local, "conn", None)
         if conn is None:
             conn = self.engine.raw_connection()
+            # Detached: it must never go back to the pool in autocommit mode for someone else.
+            conn.detach()
             if self.engine.dialect.name == "postgresql":
                 conn.dbapi_connection.autocommit = True
             self.local.conn = conn
