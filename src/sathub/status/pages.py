@@ -12,6 +12,7 @@ from starlette.routing import Route
 
 from sathub.db import connect
 from sathub.status import csrf, feed, grid, grid_html, history, page_store, rules, store, submit_page, times
+from sathub.status.cache import answers_of
 from sathub.status.templating import environment, render, static_file, static_response
 from sathub.web import engine_of, route, settings_of, site_url
 
@@ -64,16 +65,22 @@ def form_choices(now) -> dict:
 async def status_page(request: Request) -> Response:
     now = times.utc_now()
     today = now.date()
-    with connect(engine_of(request)) as conn:
+    site = site_url(request)
+
+    def build(conn):
         rows = page_store.grid_window(conn, grid.first_day(today), today)
-        catalog = page_store.catalog_names(conn)
-    status_grid = grid.build_grid(today, (grid.Report(*row) for row in rows))
+        status_grid = grid.build_grid(today, (grid.Report(*row) for row in rows))
+        return status_grid, grid_html.render(status_grid, site), page_store.catalog_names(conn)
+
+    # The grid is the costly part; it is the same for everyone until the data or the day changes.
+    answers = answers_of(request)
+    status_grid, markup, catalog = answers.get(("status_page", today, site), answers.revision(), build)
     settings = settings_of(request)
     token = csrf.make_token(csrf.signing_secret(settings.secret_key), submit_page.client_address(request))
-    return render(request, "status.html", site=site_url(request), grid=status_grid,
+    return render(request, "status.html", site=site, grid=status_grid,
                   day_headers=grid.day_headers(today), legend=grid.LEGEND, catalog=catalog,
                   form=form_choices(now), csrf_field=csrf.TOKEN_FIELD, csrf_token=token,
-                  markup=grid_html.render(status_grid, site_url(request)), footer=footer_line(request),
+                  markup=markup, footer=footer_line(request),
                   report_labels=submit_page.REPORT_CHOICES,
                   headers={"Cache-Control": "no-cache"})
 
