@@ -7,7 +7,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
 
-from sathub.archive import importer
+from sathub.archive import importer, parsing
 from sathub.archive.importer import import_archive, load_mailman_ids
 from sathub.archive.ingest import default_mailman_id, message_id_hash
 from sathub.archive.tables import attachments, emails, mailing_lists, senders, threads
@@ -150,7 +150,7 @@ def test_attachments_are_stored(engine, tmp_path):
 
 
 def test_one_bad_message_does_not_stop_the_import(engine, tmp_path, monkeypatch):
-    parse = importer.parse_email
+    parse = parsing.parse_email
 
     def fragile_parse(data, from_line, fallback):
         if b"<boom@" in data:
@@ -164,7 +164,7 @@ def test_one_bad_message_does_not_stop_the_import(engine, tmp_path, monkeypatch)
             raise sa.exc.IntegrityError("INSERT", {}, Exception("rejected"))
         return write(conn, list_id, batch)
 
-    monkeypatch.setattr(importer, "parse_email", fragile_parse)
+    monkeypatch.setattr(parsing, "parse_email", fragile_parse)
     monkeypatch.setattr(importer, "write_batch", fragile_write)
     path = archive(tmp_path, "a.mbox", message("ok1"), message("boom"), message("rejected"), message("ok2"))
     summary = run(engine, path)
@@ -211,3 +211,16 @@ def test_mailman_ids_replace_the_default_ones_before_or_after_the_import(engine,
                                "line 4: 'not-an-id' is not a Mailman user id", "line 5: 'nobody' is not an address"]
     assert sorted(rows(engine, sa.select(senders.c.address, senders.c.mailman_id))) == [
         ("bob@example.com", real), ("carol@example.com", other)]
+
+
+def test_a_helper_process_parses_big_archives_with_the_same_result(engine, tmp_path, monkeypatch):
+    monkeypatch.setattr(parsing, "CHUNK", 3)
+    monkeypatch.setattr(parsing, "IN_PLACE_CHUNKS", 2)  # messages 7 and later go to the helper
+    messages = [message(f"m{n}", reply_to=f"m{n // 2}" if n else None, date=day(1 + n % 28)) for n in range(30)]
+    path = archive(tmp_path, "a.mbox", *reversed(messages), messages[5])
+    here = run(engine, path, list_name="here@example.org", parse_processes=0, batch_size=4)
+    helper = run(engine, path, list_name="helper@example.org", parse_processes=1, batch_size=4)
+    assert (here.imported, here.duplicates) == (helper.imported, helper.duplicates) == (30, 1)
+    with engine.connect() as conn:
+        assert check_threads(conn, "helper@example.org") == 30
+        assert snapshot(conn, "helper@example.org") == snapshot(conn, "here@example.org")

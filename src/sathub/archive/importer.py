@@ -18,9 +18,10 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from sathub.archive.ingest import ParsedEmail, default_mailman_id, parse_email, usable_address
+from sathub.archive.ingest import ParsedEmail, default_mailman_id, usable_address
+from sathub.archive.parsing import default_processes, parsed_emails
 from sathub.archive.rethreading import allocate_ids, rethread
-from sathub.archive.sources import RawMessage, Unreadable, read_archives
+from sathub.archive.sources import read_archives
 from sathub.archive.tables import attachments, emails, mailing_lists, senders
 
 BATCH_SIZE = 1000
@@ -52,47 +53,39 @@ def utc_now() -> datetime:
 
 
 def import_archive(engine: Engine, list_name: str, paths: Iterable[Path], *, private: bool = False,
-                   progress: bool = False, batch_size: int = BATCH_SIZE) -> ImportSummary:
-    """Import every message of `paths` into the list `list_name` (created when missing)."""
+                   progress: bool = False, batch_size: int = BATCH_SIZE,
+                   parse_processes: int | None = None) -> ImportSummary:
+    """Import every message of `paths` into the list `list_name` (created when missing).
+    parse_processes: helper processes for parsing (default: 1 on a multi-core machine)."""
     started = time.monotonic()
     list_name = list_name.strip().lower()
     # Committed before any email is written: a private list's mail is never visible, even mid-import.
     list_id = ensure_list(engine, list_name, private=private)
     summary = ImportSummary(list_name)
-    for batch in _parsed_batches(read_archives([Path(p) for p in paths]), summary, batch_size, progress):
-        _store(engine, list_id, batch, summary)
-    summary.seconds = time.monotonic() - started
-    return summary
-
-
-def _parsed_batches(items: Iterator[RawMessage | Unreadable], summary: ImportSummary, batch_size: int,
-                    progress: bool) -> Iterator[list[ParsedEmail]]:
-    import_time = utc_now()  # the date of a message that has no date anywhere
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(unit=" msg", desc=summary.list_name, mininterval=0.5)
-    batch: list[ParsedEmail] = []
-    for item in items:
-        if bar is not None:
-            bar.update()
-        if isinstance(item, Unreadable):
-            summary.skipped[item.reason] += 1
-            continue
-        summary.appended_pieces += item.appended_pieces
-        try:
-            batch.append(parse_email(item.data, item.from_line, import_time))
-        except Exception as exc:  # noqa: BLE001 - one undecodable message must not stop the import
-            summary.skipped[f"cannot be decoded ({type(exc).__name__})"] += 1
-            continue
-        if len(batch) >= batch_size:
+        bar = tqdm(unit=" msg", desc=list_name, mininterval=0.5)
+    processes = default_processes() if parse_processes is None else parse_processes
+    parsed = parsed_emails(read_archives([Path(p) for p in paths]), summary, utc_now(), processes, bar)
+    for batch in _batches(parsed, batch_size):
+        _store(engine, list_id, batch, summary)
+    if bar is not None:
+        bar.close()
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _batches(parsed: Iterator[ParsedEmail], size: int) -> Iterator[list[ParsedEmail]]:
+    batch = []
+    for email in parsed:
+        batch.append(email)
+        if len(batch) >= size:
             yield batch
             batch = []
     if batch:
         yield batch
-    if bar is not None:
-        bar.close()
 
 
 def _store(engine: Engine, list_id: int, batch: list[ParsedEmail], summary: ImportSummary) -> None:
