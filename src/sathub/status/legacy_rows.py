@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from datetime import date, datetime
 
 from sathub.status.rules import normalize_report, php_trim
+from sathub.status.tables import reports
 
 REPORT_COLUMNS = ("name", "day", "hour", "period", "callsign", "report", "grid_square")
 
-MAX_NAME, MAX_CALLSIGN, MAX_GRID = 255, 32, 8  # the widths of reports.name, .callsign, .grid_square
+MAX_NAME, MAX_CALLSIGN, MAX_GRID = (reports.c[column].type.length for column in ("name", "callsign", "grid_square"))
 
 _ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _INTEGER = re.compile(r"[0-9]+")
