@@ -420,3 +420,10 @@ def test_links_fall_back_to_request_host(engine, database_url):
                     base_url="http://example.org:8123") as client:
         link = client.get("/api/v1/catalog.php").json()["data"][0]["links"]["self"]
         assert link == "http://example.org:8123/api/v1/catalog.php?name=AO-91"
+
+
+def test_catalog_stats_for_non_ascii_names(client, engine):
+    # The totals' key must be the database's own lower(), which the catalog join uses.
+    seed_catalog(engine, [{"name": "İSS-Ω", "display_name": "İSS Ω", "website": ""}])
+    store_report(engine, "İSS-Ω", hours_ago(1))
+    assert client.get("/api/v1/catalog.php?include_stats=1").json()["data"][0]["report_count"] == 1

@@ -202,7 +202,7 @@ def insert_or_replace_report(conn: Connection, *, name: str, day: date, hour: in
 
 def _count_new_report(conn: Connection, name: str, day: date, hour: int) -> None:
     insert = _insert(conn)
-    statement = insert(report_totals).values(name_key=name.lower(), report_count=1, latest_day=day,
+    statement = insert(report_totals).values(name_key=sa.func.lower(name), report_count=1, latest_day=day,
                                              latest_hour=hour)
     newer = sa.or_(statement.excluded.latest_day > report_totals.c.latest_day,
                    sa.and_(statement.excluded.latest_day == report_totals.c.latest_day,
