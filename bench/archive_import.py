@@ -45,12 +45,15 @@ WORDS = ("gps receiver fix satellite antenna signal daemon packet buffer driver 
 
 
 class Sampler(threading.Thread):
-    """Resident memory of this process every `interval` seconds, from /proc/self/statm."""
+    """Every `interval` seconds: this process's resident memory, and the CPU time and memory of
+    its descendants (the forkserver and the parsing helper), read from /proc."""
 
     def __init__(self, interval: float = 1.0):
         super().__init__(daemon=True)
         self.interval, self.samples, self.stop = interval, [], threading.Event()
-        self.page = os.sysconf("SC_PAGE_SIZE")
+        self.page, self.tick = os.sysconf("SC_PAGE_SIZE"), os.sysconf("SC_CLK_TCK")
+        self.helper_cpu: dict[int, float] = {}  # pid -> seconds
+        self.helper_rss = 0
         self.started = time.monotonic()
 
     def run(self) -> None:
@@ -58,6 +61,25 @@ class Sampler(threading.Thread):
             with open("/proc/self/statm") as statm:
                 rss = int(statm.read().split()[1]) * self.page
             self.samples.append((time.monotonic() - self.started, rss))
+            self._descendants()
+
+    def _descendants(self) -> None:
+        stats = {}
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    with open(f"/proc/{entry.name}/stat") as stat:
+                        fields = stat.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                stats[int(entry.name)] = fields
+        tree = {os.getpid()}
+        for _ in range(3):  # children, grandchildren (forkserver -> helper)
+            tree |= {pid for pid, fields in stats.items() if int(fields[1]) in tree}
+        for pid in tree - {os.getpid()}:
+            fields = stats[pid]
+            self.helper_cpu[pid] = (int(fields[11]) + int(fields[12])) / self.tick
+            self.helper_rss = max(self.helper_rss, int(fields[21]) * self.page)
 
 
 def text(rnd: random.Random, words: int) -> str:
@@ -155,12 +177,14 @@ def measure(url: str, imports: list[tuple[str, list[Path]]]) -> None:
     wall, cpu = time.monotonic() - wall, time.process_time() - cpu
     sampler.stop.set()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{total} messages in {wall:.1f} s wall ({total / wall:,.0f} msg/s), {cpu:.1f} s CPU "
-          f"({total / cpu:,.0f} msg/s of CPU); load average after: {os.getloadavg()[0]:.1f}")
+    helper = sum(sampler.helper_cpu.values())
+    print(f"{total} messages in {wall:.1f} s wall ({total / wall:,.0f} msg/s); CPU {cpu:.1f} s here "
+          f"+ {helper:.1f} s in the parsing helper ({total / (cpu + helper):,.0f} msg per CPU second); "
+          f"load average after: {os.getloadavg()[0]:.1f}")
     samples = sampler.samples
     if samples:
         picks = [samples[min(len(samples) - 1, int(len(samples) * f))] for f in (0.1, 0.25, 0.5, 0.75, 1.0)]
-        print(f"peak RSS {peak:.0f} MB; RSS over time: "
+        print(f"peak RSS {peak:.0f} MB here, {sampler.helper_rss / 2**20:.0f} MB in the helper; RSS over time: "
               + ", ".join(f"{t:.0f}s {rss / 2**20:.0f} MB" for t, rss in picks))
 
 
@@ -188,7 +212,8 @@ def main() -> None:
         measure(fresh_database(args.database_url, "archive_import_corpus"),
                 [(f.name.removesuffix(".mbox.gz"), [f]) for f in files] + [("edge@example.com", [CORPUS / "edge"])])
     else:
-        measure(fresh_database(args.database_url, "archive_import_run"), [(args.list, args.paths)])
+        stem = args.paths[0].name.split(".")[0]
+        measure(fresh_database(args.database_url, f"archive_import_{stem}"), [(args.list, args.paths)])
 
 
 if __name__ == "__main__":

@@ -224,3 +224,13 @@ def test_a_helper_process_parses_big_archives_with_the_same_result(engine, tmp_p
     with engine.connect() as conn:
         assert check_threads(conn, "helper@example.org") == 30
         assert snapshot(conn, "helper@example.org") == snapshot(conn, "here@example.org")
+
+
+def test_a_default_id_taken_by_a_loaded_mailman_id_does_not_stop_the_import(engine, tmp_path):
+    # An administrator gave bob the default id of carol (to merge them, say); carol then posts.
+    load_mailman_ids(engine, [("bob@example.com", default_mailman_id("carol@example.com"))])
+    summary = run(engine, archive(tmp_path, "a.mbox", message("1", sender="carol@example.com")))
+    assert summary.imported == 1
+    assert dict(rows(engine, sa.select(senders.c.address, senders.c.mailman_id))) == {
+        "bob@example.com": default_mailman_id("carol@example.com"),
+        "carol@example.com": default_mailman_id("carol@example.com#")}

@@ -168,6 +168,12 @@ def _sender_ids(conn: Connection, addresses: set[str]) -> dict[str, int]:
         insert_ignoring_conflicts(conn, senders, [
             {"address": address, "mailman_id": default_mailman_id(address)} for address in missing])
         found.update(iter(conn.execute(query.where(senders.c.address.in_(missing)))))
+    # A default id can only be taken if a loaded Mailman id reused it: derive another, stably.
+    taken = [address for address in missing if address not in found]
+    if taken:
+        conn.execute(senders.insert(), [{"address": address, "mailman_id": default_mailman_id(address + "#")}
+                                        for address in taken])
+        found.update(iter(conn.execute(query.where(senders.c.address.in_(taken)))))
     return found
 
 

@@ -1,0 +1,33 @@
+"""Migration 0002 creates exactly the archive schema of sathub/archive/tables.py."""
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+
+from sathub import db
+from sathub.archive import tables
+
+ARCHIVE_TABLES = {"mailing_lists", "senders", "threads", "emails", "attachments"}
+
+
+def archive_only(obj, name, type_, reflected, compare_to) -> bool:
+    table = obj if type_ == "table" else getattr(obj, "table", None)
+    return table is not None and table.name in ARCHIVE_TABLES
+
+
+def same_default(context, inspected_column, metadata_column, inspected, metadata_default, rendered) -> bool | None:
+    """Compare the default values themselves: SQLite reflects DEFAULT '' as "('')", PostgreSQL
+    as "''::character varying"."""
+    def bare(text):
+        return None if text is None else str(text).split("::")[0].strip("()'\" ")
+
+    return bare(inspected) != bare(rendered)
+
+
+def test_migrated_database_matches_tables_py(engine):
+    assert {tables.mailing_lists.name, tables.senders.name, tables.threads.name, tables.emails.name,
+            tables.attachments.name} == ARCHIVE_TABLES
+    with engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={
+            "compare_type": True, "compare_server_default": same_default, "include_object": archive_only})
+        differences = compare_metadata(context, db.metadata)
+    assert differences == []
