@@ -6,7 +6,8 @@ with its answer cache off (every request queries and renders) under wrk load, pe
 One worker (so one process holds every sample), 64 connections, --seconds per endpoint. Each
 sample is put in the bucket of the innermost frame we recognise (a JSON encoder called from our
 renderer counts as rendering; SQLAlchemy's do_execute, where the driver runs the SQL, counts as
-SQL execution, not SQLAlchemy). Writes bench/out/status_profile_<label>.md with the buckets and
+SQL execution, not SQLAlchemy, and so does CursorFetchStrategy.fetchall, whose self time is the
+driver's native fetchall stepping through the rows). Writes bench/out/status_profile_<label>.md with the buckets and
 the hottest functions (self time), and keeps the raw collapsed stacks beside it.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,15 +29,16 @@ sys.path.insert(0, str(ROOT / "bench"))
 from status_load import ENDPOINTS, start, stop, wait_until_up, wrk  # noqa: E402
 
 # (bucket, test on a frame "function (path:line)"), innermost match wins, checked in this order.
-BUCKETS = [
-    ("SQL execution (driver)", lambda f: f.startswith(("do_execute (", "_exec_single_context"))
-     and "sqlalchemy/engine/default.py" in f or "/psycopg/" in f or "sqlite3" in f),
-    ("JSON rendering", lambda f: "sathub/web.py" in f and ("_pretty" in f or "_json" in f)
-     or "json/encoder.py" in f or "json/__init__.py" in f),
-    ("SQLAlchemy (compile, cache, pool, rows)", lambda f: "/sqlalchemy/" in f),
+BUCKETS = [  # py-spy writes frames as "function (package/module.py:line)"
+    ("SQL execution (driver)", lambda f: f.startswith(("DefaultDialect.do_execute (", "DefaultDialect.do_commit (",
+                                                   "CursorFetchStrategy.fetchall ("))
+     or "(psycopg/" in f or "(psycopg_binary/" in f or "sqlite3" in f),
+    ("JSON rendering", lambda f: "(sathub/web.py" in f and ("_pretty" in f or "_json" in f)
+     or "(json/" in f),
+    ("SQLAlchemy (compile, cache, pool, rows)", lambda f: "(sqlalchemy/" in f),
     ("Starlette / uvicorn / asyncio (HTTP)", lambda f: any(p in f for p in (
-        "/starlette/", "/uvicorn/", "/httptools/", "/uvloop/", "asyncio/"))),
-    ("sathub code (handlers, rules, times)", lambda f: "/sathub/" in f),
+        "(starlette/", "(uvicorn/", "(httptools/", "(uvloop/", "(asyncio/"))),
+    ("sathub code (handlers, rules, times)", lambda f: "(sathub/" in f or "(status_nocache_app" in f),
 ]
 
 
@@ -74,20 +77,23 @@ def main() -> None:
     parser.add_argument("--label", required=True)
     parser.add_argument("--seconds", type=int, default=8)
     parser.add_argument("--port", type=int, default=8761)
+    parser.add_argument("--reuse", action="store_true", help="only summarize the raw stacks already recorded")
     args = parser.parse_args()
     base = f"http://127.0.0.1:{args.port}"
-    server = start([str(BIN / "uvicorn"), "--app-dir", str(ROOT / "bench"), "--factory",
+    server = None if args.reuse else start([str(BIN / "uvicorn"), "--app-dir", str(ROOT / "bench"), "--factory",
                     "status_nocache_app:create", "--host", "127.0.0.1", "--port", str(args.port),
                     "--loop", "uvloop", "--http", "httptools", "--no-access-log", "--no-server-header",
                     "--log-level", "warning"], {"SATHUB_DATABASE_URL": args.database_url})
     lines = [f"### Profile — {args.label}: one worker, answer cache off, wrk -c64, py-spy "
              f"{args.seconds}s at 250 Hz", ""]
     try:
-        wait_until_up(base + "/api/v1/health.php")
+        if server:
+            wait_until_up(base + "/api/v1/health.php")
         for label, method, path in ENDPOINTS:
-            wrk(base, method, path, 1, 64, 1)  # warm-up
-            raw_file = OUT / f"status_profile_{args.label}_{label.split()[0].replace('+', '_')}.txt"
-            profile(base, server.pid, method, path, args.seconds, raw_file)
+            raw_file = OUT / f"status_profile_{args.label}_{re.sub(r'[^a-z0-9]+', '_', label.lower())}.txt"
+            if server:
+                wrk(base, method, path, 1, 64, 1)  # warm-up
+                profile(base, server.pid, method, path, args.seconds, raw_file)
             buckets, leaves, total = summarize(raw_file)
             if not total:
                 lines += [f"**{label}**: no samples", ""]
@@ -98,7 +104,8 @@ def main() -> None:
                       f"Hottest (self): {hot}.", ""]
             print(lines[-4], "\n", lines[-2], flush=True)
     finally:
-        stop(server)
+        if server:
+            stop(server)
     (OUT / f"status_profile_{args.label}.md").write_text("\n".join(lines), encoding="utf-8")
 
 
