@@ -9,7 +9,7 @@ from sqlalchemy import event
 
 from sathub.archive import importer, parsing
 from sathub.archive.importer import import_archive, load_mailman_ids
-from sathub.archive.ingest import default_mailman_id, message_id_hash
+from sathub.archive.ingest import PLACEHOLDER_ADDRESS, default_mailman_id, message_id_hash
 from sathub.archive.tables import attachments, emails, mailing_lists, senders, threads
 from tests.archive.import_checks import check_threads, snapshot
 
@@ -234,3 +234,17 @@ def test_a_default_id_taken_by_a_loaded_mailman_id_does_not_stop_the_import(engi
     assert dict(rows(engine, sa.select(senders.c.address, senders.c.mailman_id))) == {
         "bob@example.com": default_mailman_id("carol@example.com"),
         "carol@example.com": default_mailman_id("carol@example.com#")}
+
+
+def test_hostile_bytes_are_stored_on_every_backend(engine, tmp_path):
+    raw = (b"From x Mon Jan  6 10:00:00 2020\nFrom: Caf\xe9 \x00<a\x00b@example.com>\nMessage-ID: <n\x00ul@x>\n"
+           b"Subject: \xff\xfe bad \x00 bytes =?utf-8?b?/w==?=\nIn-Reply-To: <p\x00@x>\n"
+           b"Content-Type: text/plain; charset=utf-8\n\nbody \x00 \xff\n")
+    path = tmp_path / "a.mbox"
+    path.write_bytes(raw)
+    summary = run(engine, path)
+    assert (summary.imported, dict(summary.skipped)) == (1, {})
+    (email,) = rows(engine, sa.select(emails.c.message_id, emails.c.in_reply_to, emails.c.subject,
+                                      emails.c.content, emails.c.sender_name))
+    assert email == ("nul@x", "p@x", "ÿþ bad  bytes \ufffd", "body  \ufffd\n", "Café")
+    assert rows(engine, sa.select(senders.c.address)) == [(PLACEHOLDER_ADDRESS,)]  # NUL in the address

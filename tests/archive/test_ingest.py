@@ -34,6 +34,7 @@ def test_published_hash_vector():
     ("<first@x> <second@x>", "first@x"),
     ("<unclosed@x", "unclosed@x"),
     ("<>", ""),
+    ("<nul\x00@x>", "nul@x"),
     ("", ""),
     (None, ""),
     ("<" + "a" * 300 + ">", "a" * 254),

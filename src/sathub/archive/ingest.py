@@ -72,7 +72,7 @@ def clean_message_id(value: str | None) -> str:
     """Whitespace removed, the text inside the first <...> (or the whole value), 254 chars at most."""
     if not value:
         return ""
-    value = re.sub(r"\s+", "", value)
+    value = re.sub(r"[\s\x00]+", "", value)  # NUL too: no database stores it in text
     start = value.find("<")
     if start >= 0:
         end = value.find(">", start + 1)
@@ -146,7 +146,7 @@ def sender(from_header: str | None) -> tuple[str, str]:
 
 def usable_address(address: str) -> bool:
     local, at, domain = address.rpartition("@")
-    return bool(at and local and domain) and len(address) <= MAX_ID_LENGTH and not re.search(r"\s", address)
+    return bool(at and local and domain) and len(address) <= MAX_ID_LENGTH and not re.search(r"[\s\x00]", address)
 
 
 # --- dates -------------------------------------------------------------------------------------
