@@ -29,12 +29,26 @@ def _param(name: str, type_=None) -> sa.BindParameter:
     return sa.bindparam(name, type_=type_)
 
 
-class _Query:
-    """A SELECT built once, in two forms: everything, and one LIMIT/OFFSET page."""
+_LIMIT, _OFFSET = _param("limit", sa.Integer), _param("offset", sa.Integer)
 
-    def __init__(self, query: sa.Select) -> None:
-        self.whole = query
-        self.paged = query.limit(_param("limit", sa.Integer)).offset(_param("offset", sa.Integer))
+
+class _Query:
+    """A SELECT built once, in two forms: everything, and one LIMIT/OFFSET page.
+
+    With `key` (a table whose `id` an index on the filter and order covers, and the FROM that
+    filter needs), the page is found first among ids only, then joined: the rows skipped by a
+    deep OFFSET are index entries, never table rows or joins."""
+
+    def __init__(self, query: sa.Select, where: tuple, order: tuple,
+                 key: tuple[sa.Table, sa.FromClause] | None = None) -> None:
+        self.whole = query.where(*where).order_by(*order)
+        if key is None:
+            self.paged = self.whole.limit(_LIMIT).offset(_OFFSET)
+        else:
+            table, key_from = key
+            page = (sa.select(table.c.id).select_from(key_from).where(*where).order_by(*order)
+                    .limit(_LIMIT).offset(_OFFSET).subquery("page"))
+            self.paged = query.join(page, page.c.id == table.c.id).order_by(*order)
 
     def all(self, conn: Connection, page: Page | None, **params) -> list[Row]:
         if page is None:
@@ -45,8 +59,8 @@ class _Query:
 # Lists ---------------------------------------------------------------------------------------
 
 _FIND_LIST = sa.select(mailing_lists).where(mailing_lists.c.name == _param("name"))
-_PUBLIC_LISTS = _Query(sa.select(mailing_lists).where(mailing_lists.c.archive_policy != PRIVATE)
-                       .order_by(mailing_lists.c.name))
+_PUBLIC_LISTS = _Query(sa.select(mailing_lists), (mailing_lists.c.archive_policy != PRIVATE,),
+                       (mailing_lists.c.name,))
 _COUNT_PUBLIC_LISTS = (sa.select(_count).select_from(mailing_lists)
                        .where(mailing_lists.c.archive_policy != PRIVATE))
 
@@ -70,8 +84,8 @@ _THREAD_COLUMNS = (threads.c.id, threads.c.thread_id, threads.c.subject, threads
                    threads.c.emails_count)
 _LIST_ID = _param("list_id", sa.Integer)
 # Most recently active first; equal date_active by thread id (index threads_list_active).
-_LIST_THREADS = _Query(sa.select(*_THREAD_COLUMNS).where(threads.c.list_id == _LIST_ID)
-                       .order_by(threads.c.date_active.desc(), threads.c.thread_id))
+_LIST_THREADS = _Query(sa.select(*_THREAD_COLUMNS), (threads.c.list_id == _LIST_ID,),
+                       (threads.c.date_active.desc(), threads.c.thread_id), key=(threads, threads))
 _COUNT_THREADS = sa.select(_count).select_from(threads).where(threads.c.list_id == _LIST_ID)
 _FIND_THREAD = sa.select(*_THREAD_COLUMNS).where(threads.c.list_id == _LIST_ID,
                                                  threads.c.thread_id == _param("thread_id"))
@@ -160,17 +174,18 @@ def _email_query(*, known_list: bool = False, known_sender: bool = False, known_
 
 
 _NEWEST_FIRST = (emails.c.archived_date.desc(), emails.c.id.desc())
-_THREAD_EMAILS = _Query(_email_query(known_list=True, known_thread=True)
-                        .where(emails.c.thread_id == _param("thread_pk", sa.Integer))
-                        .order_by(emails.c.thread_order))
-_LIST_EMAILS = _Query(_email_query(known_list=True).where(emails.c.list_id == _LIST_ID).order_by(*_NEWEST_FIRST))
+_THREAD_EMAILS = _Query(_email_query(known_list=True, known_thread=True),
+                        (emails.c.thread_id == _param("thread_pk", sa.Integer),), (emails.c.thread_order,),
+                        key=(emails, emails))
+_LIST_EMAILS = _Query(_email_query(known_list=True), (emails.c.list_id == _LIST_ID,), _NEWEST_FIRST,
+                      key=(emails, emails))
 _COUNT_LIST_EMAILS = sa.select(_count).select_from(emails).where(emails.c.list_id == _LIST_ID)
 _SENDER_ID = _param("sender_id", sa.Integer)
-_SENDER_EMAILS = _Query(_email_query(known_sender=True)
-                        .where(emails.c.sender_id == _SENDER_ID, mailing_lists.c.archive_policy != PRIVATE)
-                        .order_by(*_NEWEST_FIRST))
-_COUNT_SENDER_EMAILS = (sa.select(_count)
-                        .select_from(emails.join(mailing_lists, mailing_lists.c.id == emails.c.list_id))
+_PUBLIC_EMAILS = emails.join(mailing_lists, mailing_lists.c.id == emails.c.list_id)
+_SENDER_EMAILS = _Query(_email_query(known_sender=True),
+                        (emails.c.sender_id == _SENDER_ID, mailing_lists.c.archive_policy != PRIVATE),
+                        _NEWEST_FIRST, key=(emails, _PUBLIC_EMAILS))
+_COUNT_SENDER_EMAILS = (sa.select(_count).select_from(_PUBLIC_EMAILS)
                         .where(emails.c.sender_id == _SENDER_ID, mailing_lists.c.archive_policy != PRIVATE))
 _FIND_SENDER_BY_ADDRESS = sa.select(senders).where(senders.c.address == _param("key"))
 _FIND_SENDER_BY_ID = sa.select(senders).where(senders.c.mailman_id == _param("key"))
