@@ -102,12 +102,11 @@ def get_thread_emails(call: Call):
         mailing_list = visible_list(conn, address)
         if not HASH.fullmatch(thread_id):
             raise ApiError(404)
-        thread = store.find_thread(conn, mailing_list.id, thread_id)
-        rows, children = [], {}
-        if thread is not None:
-            rows = store.thread_emails(conn, mailing_list.name, thread, call.page)
-            children = store.thread_children(conn, thread.id, rows)
-    return call.listing(objects.emails(rows, children, call.links), thread.emails_count if thread else 0,
+        rows = store.thread_emails(conn, mailing_list, thread_id, call.page)
+        children = store.thread_children(conn, mailing_list, thread_id, rows)
+        # An unknown thread of a known list is an empty answer, as in HyperKitty.
+        count = store.count_thread_emails(conn, mailing_list.id, thread_id) if call.page else None
+    return call.listing(objects.emails(rows, children, call.links), count,
                         call.links.thread_emails(mailing_list.name, thread_id))
 
 

@@ -174,9 +174,11 @@ def _email_query(*, known_list: bool = False, known_sender: bool = False, known_
 
 
 _NEWEST_FIRST = (emails.c.archived_date.desc(), emails.c.id.desc())
-_THREAD_EMAILS = _Query(_email_query(known_list=True, known_thread=True),
-                        (emails.c.thread_id == _param("thread_pk", sa.Integer),), (emails.c.thread_order,),
-                        key=(emails, emails))
+# A thread by list and hash (unique index threads_list_thread), joined rather than looked up first.
+_THREAD_BY_HASH = (threads.c.list_id == _LIST_ID, threads.c.thread_id == _param("thread_hash", sa.String))
+_THREAD_EMAILS = _Query(_email_query(known_list=True), _THREAD_BY_HASH, (emails.c.thread_order,),
+                        key=(emails, emails.join(threads, threads.c.id == emails.c.thread_id)))
+_COUNT_THREAD_EMAILS = sa.select(threads.c.emails_count).where(*_THREAD_BY_HASH)
 _LIST_EMAILS = _Query(_email_query(known_list=True), (emails.c.list_id == _LIST_ID,), _NEWEST_FIRST,
                       key=(emails, emails))
 _COUNT_LIST_EMAILS = sa.select(_count).select_from(emails).where(emails.c.list_id == _LIST_ID)
@@ -209,7 +211,7 @@ def _key_between(owner_column) -> sa.ColumnElement:
 
 
 _THREAD_CHILDREN = _children_query(
-    _parent.c.thread_id == _param("owner", sa.Integer),
+    _parent.c.thread_id == sa.select(threads.c.id).where(*_THREAD_BY_HASH).scalar_subquery(),
     _parent.c.thread_order.between(_param("first", sa.Integer), _param("last", sa.Integer)))
 _LIST_CHILDREN = _children_query(_key_between(_parent.c.list_id))
 _SENDER_CHILDREN = _children_query(_key_between(_parent.c.sender_id))
@@ -217,17 +219,23 @@ _EMAIL_CHILDREN = (sa.select(_child.c.message_id_hash).where(_child.c.parent_id 
                    .order_by(_child.c.date, _child.c.id))
 
 
-def thread_emails(conn: Connection, list_name: str, thread: Row, page: Page | None) -> list[Row]:
-    """The thread's emails in thread order (index emails_thread_order)."""
-    return _THREAD_EMAILS.all(conn, page, thread_pk=thread.id, list_name=list_name, thread_hash=thread.thread_id)
+def thread_emails(conn: Connection, mailing_list: Row, thread_hash: str, page: Page | None) -> list[Row]:
+    """The emails of the list's thread `thread_hash` in thread order (index emails_thread_order)."""
+    return _THREAD_EMAILS.all(conn, page, list_id=mailing_list.id, list_name=mailing_list.name,
+                              thread_hash=thread_hash)
 
 
-def thread_children(conn: Connection, thread_pk: int, rows: Sequence[Row]) -> dict[int, list[str]]:
+def count_thread_emails(conn: Connection, list_id: int, thread_hash: str) -> int:
+    """The thread's stored `emails_count`; 0 for an unknown thread."""
+    return conn.execute(_COUNT_THREAD_EMAILS, {"list_id": list_id, "thread_hash": thread_hash}).scalar() or 0
+
+
+def thread_children(conn: Connection, mailing_list: Row, thread_hash: str, rows: Sequence[Row]) -> dict[int, list[str]]:
     """Children of `rows` (a run of one thread in thread order), bounded by their thread_order."""
     if not rows:
         return {}
-    return _children(conn, _THREAD_CHILDREN, {"owner": thread_pk, "first": rows[0].thread_order,
-                                              "last": rows[-1].thread_order})
+    return _children(conn, _THREAD_CHILDREN, {"list_id": mailing_list.id, "thread_hash": thread_hash,
+                                              "first": rows[0].thread_order, "last": rows[-1].thread_order})
 
 
 def list_emails(conn: Connection, mailing_list: Row, page: Page | None) -> list[Row]:
