@@ -9,28 +9,18 @@ the revision (as a miss does) and then runs the queries and renders the answer.
         --factory status_nocache_app:create --workers 2 --loop uvloop --http httptools
 """
 
+from starlette.concurrency import run_in_threadpool
+
 from sathub.app import app_from_env
-from sathub.db import connect
-
-
-class NoCache:
-    """Same interface as sathub.status.cache.RevisionCache, never keeps anything."""
-
-    def get_or_compute(self, key, revision, compute):
-        return compute()
 
 
 def create():
     app = app_from_env()
-    if hasattr(app.state, "answers"):
-        # AnswerCache(engine).get(key, revision, compute(conn)): compute on a pooled connection, keep nothing.
-        cache = app.state.answers
+    cache = app.state.answers
 
-        def get(key, revision, compute):
-            with connect(cache.engine) as conn:
-                return compute(conn)
+    async def get(key, revision, compute):
+        """AnswerCache.get that keeps nothing: every request computes, as a miss does."""
+        return await run_in_threadpool(cache._compute, compute)
 
-        cache.get = get
-    else:  # the earlier RevisionCache API
-        app.state.answer_cache = NoCache()
+    cache.get = get
     return app

@@ -91,7 +91,7 @@ async def catalog(request: Request) -> Response:
         return php_pretty_json({"data": data, "meta": {"count": len(data)}})
 
     answers = answers_of(request)
-    body = answers.get(("catalog", name and name.lower(), with_stats, base), answers.revision(), render)
+    body = await answers.get(("catalog", name and name.lower(), with_stats, base), answers.revision(), render)
     if body is None:
         raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
     return envelope(request, body)
@@ -112,10 +112,10 @@ def satellite_item(row, base: str, with_stats: bool) -> dict:
 async def reports_endpoint(request: Request) -> Response:
     if request.method == "POST":
         return await create_report(request)
-    return search_reports(request)
+    return await search_reports(request)
 
 
-def search_reports(request: Request) -> Response:
+async def search_reports(request: Request) -> Response:
     answers = answers_of(request)
     revision = answers.revision()  # the database comes first in the evaluation order of 4.2
     hours = query_int(request, "hours", 72, 1, 720)
@@ -129,7 +129,7 @@ def search_reports(request: Request) -> Response:
         invalid = error
     names: tuple[str, ...] = ()
     if name is not None:
-        matches = answers.get(("names", name.lower()), revision,
+        matches = await answers.get(("names", name.lower()), revision,
                               lambda conn: tuple(row.api_name.lower() for row in store.catalog(conn, name)))
         if not matches:
             raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
@@ -144,7 +144,7 @@ def search_reports(request: Request) -> Response:
                                     grid_square=grid, report=report)
         return len(rows), PrettyFragment(php_pretty_json([report_read_form(row) for row in rows], "    "))
 
-    count, data = answers.get(("reports", window, limit, names, callsign, grid, report), revision, render)
+    count, data = await answers.get(("reports", window, limit, names, callsign, grid, report), revision, render)
     return envelope(request, {"data": data, "meta": {"count": count, "limit": limit, "since": since,
                                                      "hours": hours}})
 
@@ -194,7 +194,7 @@ async def summary(request: Request) -> Response:
                 for row in store.summary(conn, window)]
         return php_pretty_json({"data": data, "meta": {"hours": hours, "count": len(data)}})
 
-    return envelope(request, answers.get(("summary", hours, window), revision, render))
+    return envelope(request, await answers.get(("summary", hours, window), revision, render))
 
 
 @endpoint("GET")

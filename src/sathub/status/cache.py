@@ -11,6 +11,7 @@ from collections.abc import Callable, Hashable
 from typing import TypeVar
 
 from sqlalchemy.engine import Connection, Engine
+from starlette.concurrency import run_in_threadpool
 
 from sathub.db import RevisionProbe, connect
 
@@ -28,18 +29,23 @@ class AnswerCache:
         """The current data revision; raises DatabaseUnavailable when the database is away."""
         return self.probe.read()
 
-    def get(self, key: Hashable, revision: int, compute: Callable[[Connection], T]) -> T:
-        """The answer for `key` at `revision`, computed on a pooled connection when not kept."""
+    async def get(self, key: Hashable, revision: int, compute: Callable[[Connection], T]) -> T:
+        """The answer for `key` at `revision`; a miss is computed on a pooled connection in a
+        worker thread, so a slow query does not stall the other requests of this process."""
         entry = self._entries.get(key)
         if entry is not None and entry[0] == revision:
             self._entries.move_to_end(key)
             return entry[1]
-        with connect(self.engine) as conn:
-            value = compute(conn)
+        value = await run_in_threadpool(self._compute, compute)
         self._entries[key] = (revision, value)
         if len(self._entries) > self._size:
             self._entries.popitem(last=False)
         return value
+
+
+    def _compute(self, compute: Callable[[Connection], T]) -> T:
+        with connect(self.engine) as conn:
+            return compute(conn)
 
 
 def answers_of(request) -> AnswerCache:

@@ -74,7 +74,7 @@ async def status_page(request: Request) -> Response:
 
     # The grid is the costly part; it is the same for everyone until the data or the day changes.
     answers = answers_of(request)
-    status_grid, markup, catalog = answers.get(("status_page", today, site), answers.revision(), build)
+    status_grid, markup, catalog = await answers.get(("status_page", today, site), answers.revision(), build)
     settings = settings_of(request)
     token = csrf.make_token(csrf.signing_secret(settings.secret_key), submit_page.client_address(request))
     return render(request, "status.html", site=site, grid=status_grid,
