@@ -3,12 +3,16 @@
     .venv/bin/python bench/archive_read.py real       [--database-url URL]   # the corpus of shared/data/mail
     .venv/bin/python bench/archive_read.py generated  --emails 1000000 [--database-url URL]
     .venv/bin/python bench/archive_read.py scale      [--database-url-small URL --database-url-large URL]
+    .venv/bin/python bench/archive_read.py existing   --database-url URL   # any imported archive, untouched
 
 Method: Starlette's TestClient calls the ASGI app built by sathub.app.create_app (routing, SQL,
 serialization, headers; no network, no HTTP server), one request at a time; each path is warmed
 up, then timed REPEAT times with perf_counter; the table gives median and 95th percentile.
 
-`real` imports the corpus with the real importer into a fresh database. `generated` writes a
+`real` imports the corpus with the real importer into a fresh database; `existing` measures an
+archive already imported (e.g. the 1,000,000-message one of bench/archive_import.py) without
+writing to it; both time the biggest thread, the sender closest to 1,000 emails, the busiest
+sender, the first and last pages of the biggest list. `generated` writes a
 synthetic archive of N emails straight into the tables (the importer is measured elsewhere): ten
 lists (one private), threads of geometric size (mean 5) spread over 20 years, Zipf-like senders,
 ids in date order as in production. Every generated archive holds the same probes: a 300-email
@@ -310,36 +314,52 @@ def run_real(url: str, repeat: int) -> None:
     if engine.dialect.name == "postgresql":
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             conn.exec_driver_sql("VACUUM ANALYZE")
+    measure_archive(engine, url, repeat, f"Real corpus ({engine.dialect.name})", f"real_{engine.dialect.name}")
+
+
+def measure_archive(engine: sa.Engine, url: str, repeat: int, title: str, name: str) -> None:
+    """Any imported archive: its biggest thread, the sender closest to 1,000 emails and the
+    busiest one, first and last pages of its biggest list, everything of its second list."""
     with engine.connect() as conn:
         biggest = conn.execute(
-            sa.select(mailing_lists.c.name, threads.c.thread_id, threads.c.emails_count)
+            sa.select(mailing_lists.c.name, threads.c.thread_id)
             .join(mailing_lists, mailing_lists.c.id == threads.c.list_id)
             .order_by(threads.c.emails_count.desc()).limit(1)).one()
-        per_sender = (sa.select(senders.c.address, sa.func.count().label("n"))
-                      .join(emails, emails.c.sender_id == senders.c.id).group_by(senders.c.address).subquery())
-        near_1000 = conn.execute(sa.select(per_sender.c.address).order_by(
+        per_sender = (sa.select(senders.c.mailman_id, sa.func.count().label("n"))
+                      .join(emails, emails.c.sender_id == senders.c.id).group_by(senders.c.mailman_id).subquery())
+        near_1000 = conn.execute(sa.select(per_sender.c.mailman_id).order_by(
             sa.func.abs(per_sender.c.n - 1000)).limit(1)).scalar_one()
+        busiest, busiest_count = conn.execute(
+            sa.select(per_sender.c.mailman_id, per_sender.c.n).order_by(per_sender.c.n.desc()).limit(1)).one()
+        per_list = conn.execute(
+            sa.select(mailing_lists.c.name, sa.func.count(threads.c.id).label("threads"),
+                      sa.func.sum(threads.c.emails_count).label("emails"))
+            .join(threads, threads.c.list_id == mailing_lists.c.id)
+            .group_by(mailing_lists.c.name).order_by(sa.desc("emails"))).all()
+    big = per_list[0]
     client = client_for(engine, url)
-    dev = "gpsd-dev@lists.berlios.de"
     rows = [
         timed(client, f"/archive/api/list/{biggest.name}/thread/{biggest.thread_id}/emails/", repeat),
         timed(client, f"/archive/api/list/{biggest.name}/thread/{biggest.thread_id}/", repeat),
-        timed(client, f"/archive/api/sender/{mailman_id(near_1000)}/emails/", repeat),
-        timed(client, f"/archive/api/sender/{mailman_id('esr@thyrsus.com')}/emails/", max(10, repeat // 5)),
-        timed(client, f"/archive/api/sender/esr@thyrsus.com/emails/?limit=20&offset=3000", repeat),
-        timed(client, f"/archive/api/list/{dev}/threads/?limit=20", repeat),
-        timed(client, f"/archive/api/list/{dev}/threads/?limit=20&offset=2200", repeat),
-        timed(client, f"/archive/api/list/{dev}/emails/?limit=20&offset=9500", repeat),
-        timed(client, f"/archive/api/list/{dev}/threads/", max(10, repeat // 10)),
-        timed(client, f"/archive/api/list/{dev}/emails/", max(10, repeat // 10)),
-        timed(client, "/archive/api/lists/", repeat),
+        timed(client, f"/archive/api/sender/{near_1000}/emails/", repeat),
+        timed(client, f"/archive/api/sender/{busiest}/emails/", max(10, repeat // 5)),
+        timed(client, f"/archive/api/sender/{busiest}/emails/?limit=20&offset={busiest_count - 20}", repeat),
+        timed(client, f"/archive/api/list/{big.name}/threads/?limit=20", repeat),
+        timed(client, f"/archive/api/list/{big.name}/threads/?limit=20&offset={big.threads - 20}", repeat),
+        timed(client, f"/archive/api/list/{big.name}/emails/?limit=20", repeat),
+        timed(client, f"/archive/api/list/{big.name}/emails/?limit=20&offset={big.emails - 20}", max(10, repeat // 5)),
     ]
-    report(f"Real corpus ({engine.dialect.name})", rows, f"real_{engine.dialect.name}")
+    if len(per_list) > 1:
+        second = per_list[1].name
+        rows += [timed(client, f"/archive/api/list/{second}/threads/", max(10, repeat // 10)),
+                 timed(client, f"/archive/api/list/{second}/emails/", max(10, repeat // 10))]
+    rows.append(timed(client, "/archive/api/lists/", repeat))
+    report(title, rows, name)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["real", "generated", "scale"])
+    parser.add_argument("mode", choices=["real", "generated", "scale", "existing"])
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--database-url-small", default=f"sqlite:///{OUT}/archive_1k.db")
     parser.add_argument("--database-url-large", default=f"sqlite:///{OUT}/archive_1m.db")
@@ -353,6 +373,10 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     if args.mode == "real":
         run_real(args.database_url or f"sqlite:///{OUT}/archive_real.db", args.repeat)
+    elif args.mode == "existing":
+        engine = db.create_engine(args.database_url)
+        measure_archive(engine, args.database_url, args.repeat, f"Archive at {engine.url.database}",
+                        f"existing_{engine.dialect.name}")
     elif args.mode == "generated":
         run_generated(args.database_url or f"sqlite:///{OUT}/archive_{args.emails}.db", args.emails,
                       args.repeat, args.keep)

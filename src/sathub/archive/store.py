@@ -83,7 +83,7 @@ def count_public_lists(conn: Connection) -> int:
 _THREAD_COLUMNS = (threads.c.id, threads.c.thread_id, threads.c.subject, threads.c.date_active,
                    threads.c.emails_count)
 _LIST_ID = _param("list_id", sa.Integer)
-# Most recently active first; equal date_active by thread id (index threads_list_active).
+# Most recently active first; equal date_active by thread id (index threads_list_recent, no sort).
 _LIST_THREADS = _Query(sa.select(*_THREAD_COLUMNS), (threads.c.list_id == _LIST_ID,),
                        (threads.c.date_active.desc(), threads.c.thread_id), key=(threads, threads))
 _COUNT_THREADS = sa.select(_count).select_from(threads).where(threads.c.list_id == _LIST_ID)

@@ -1,4 +1,4 @@
-"""Interface B tables, as created by migration 0002 (queries use these; Alembic owns the DDL).
+"""Interface B tables, as created by migrations 0002 and 0003 (queries use these; Alembic owns the DDL).
 
 Dates are naive UTC datetimes with whole seconds. `emails.id` is the arrival order."""
 
@@ -36,6 +36,9 @@ threads = sa.Table(
     sa.UniqueConstraint("list_id", "thread_id", name="threads_list_thread"),
     sa.Index("threads_list_active", "list_id", "date_active", "thread_id"),
 )
+
+# The threads of a list newest first, ties by thread id ascending, without a sort (migration 0003).
+sa.Index("threads_list_recent", threads.c.list_id, threads.c.date_active.desc(), threads.c.thread_id)
 
 emails = sa.Table(
     "emails", metadata,
