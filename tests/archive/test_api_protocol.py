@@ -9,6 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from sathub.app import create_app
+from sathub.archive.tables import mailing_lists
 from sathub.config import Settings
 from tests.archive.api_fixtures import MAIL, api, email_link, mailman_id, seed_archive
 
@@ -301,3 +302,15 @@ def test_unreachable_database_is_a_json_503():
         assert_api_headers(response)
         download = client.get(f"/archive/list/{DEV}/message/{E}/attachment/2/report.html")
         assert download.status_code == 503
+
+
+def test_sender_pages_on_a_site_without_private_lists(client, archive, engine):
+    # Without any private list the sender's pages are counted and found on the index alone.
+    with engine.begin() as conn:
+        conn.execute(mailing_lists.update().values(archive_policy="public"))
+    everything = client.get(f"/archive/api/sender/{ALICE}/emails/").json()
+    assert len(everything) == 5 and everything[0]["message_id_hash"] == MAIL["P"].hash
+    pages = [client.get(f"/archive/api/sender/{ALICE}/emails/?limit=2&offset={offset}").json()
+             for offset in (0, 2, 4)]
+    assert [page["count"] for page in pages] == [5, 5, 5]
+    assert [email for page in pages for email in page["results"]] == everything

@@ -144,7 +144,7 @@ def get_sender_emails(call: Call):
         if sender is not None:
             rows = store.sender_emails(conn, sender, call.page)
             children = store.sender_children(conn, sender.id, rows)
-            count = store.count_sender_emails(conn, sender.id) if call.page else None
+            count = store.count_sender_emails(conn, sender) if call.page else None
     return call.listing(objects.emails(rows, children, call.links), count, call.links.sender_emails(key.lower()))
 
 

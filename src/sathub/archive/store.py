@@ -184,13 +184,22 @@ _LIST_EMAILS = _Query(_email_query(known_list=True), (emails.c.list_id == _LIST_
 _COUNT_LIST_EMAILS = sa.select(_count).select_from(emails).where(emails.c.list_id == _LIST_ID)
 _SENDER_ID = _param("sender_id", sa.Integer)
 _PUBLIC_EMAILS = emails.join(mailing_lists, mailing_lists.c.id == emails.c.list_id)
-_SENDER_EMAILS = _Query(_email_query(known_sender=True),
-                        (emails.c.sender_id == _SENDER_ID, mailing_lists.c.archive_policy != PRIVATE),
-                        _NEWEST_FIRST, key=(emails, _PUBLIC_EMAILS))
-_COUNT_SENDER_EMAILS = (sa.select(_count).select_from(_PUBLIC_EMAILS)
-                        .where(emails.c.sender_id == _SENDER_ID, mailing_lists.c.archive_policy != PRIVATE))
-_FIND_SENDER_BY_ADDRESS = sa.select(senders).where(senders.c.address == _param("key"))
-_FIND_SENDER_BY_ID = sa.select(senders).where(senders.c.mailman_id == _param("key"))
+# A sender's emails, with the private lists' left out; when the site has no private list, the
+# page is found and counted on the index alone (the filter needs each email's list).
+_SENDER_ON_PUBLIC_LISTS = (emails.c.sender_id == _SENDER_ID, mailing_lists.c.archive_policy != PRIVATE)
+_SENDER_EMAILS = {
+    True: _Query(_email_query(known_sender=True), _SENDER_ON_PUBLIC_LISTS, _NEWEST_FIRST,
+                 key=(emails, _PUBLIC_EMAILS)),
+    False: _Query(_email_query(known_sender=True), (emails.c.sender_id == _SENDER_ID,), _NEWEST_FIRST,
+                  key=(emails, emails)),
+}
+_COUNT_SENDER_EMAILS = {
+    True: sa.select(_count).select_from(_PUBLIC_EMAILS).where(*_SENDER_ON_PUBLIC_LISTS),
+    False: sa.select(_count).select_from(emails).where(emails.c.sender_id == _SENDER_ID),
+}
+_PRIVATE_LISTS = sa.exists().where(mailing_lists.c.archive_policy == PRIVATE).label("private_lists")
+_FIND_SENDER_BY_ADDRESS = sa.select(senders, _PRIVATE_LISTS).where(senders.c.address == _param("key"))
+_FIND_SENDER_BY_ID = sa.select(senders, _PRIVATE_LISTS).where(senders.c.mailman_id == _param("key"))
 _FIND_EMAIL = (_email_query(known_list=True, extra=(emails.c.content,))
                .where(emails.c.list_id == _LIST_ID, emails.c.message_id_hash == _param("hash")))
 
@@ -253,19 +262,20 @@ def list_children(conn: Connection, list_id: int, rows: Sequence[Row]) -> dict[i
 
 
 def find_sender(conn: Connection, key: str) -> Row | None:
-    """A sender by address (a key containing `@`, any case) or by mailman_id."""
+    """A sender by address (a key containing `@`, any case) or by mailman_id, with
+    `private_lists`: whether the site has any private list."""
     query = _FIND_SENDER_BY_ADDRESS if "@" in key else _FIND_SENDER_BY_ID
     return conn.execute(query, {"key": key.lower()}).first()
 
 
 def sender_emails(conn: Connection, sender: Row, page: Page | None) -> list[Row]:
     """The sender's emails on public lists, newest archived first (index emails_sender_archived)."""
-    return _SENDER_EMAILS.all(conn, page, sender_id=sender.id, sender_address=sender.address,
-                              mailman_id=sender.mailman_id)
+    return _SENDER_EMAILS[bool(sender.private_lists)].all(
+        conn, page, sender_id=sender.id, sender_address=sender.address, mailman_id=sender.mailman_id)
 
 
-def count_sender_emails(conn: Connection, sender_id: int) -> int:
-    return conn.execute(_COUNT_SENDER_EMAILS, {"sender_id": sender_id}).scalar_one()
+def count_sender_emails(conn: Connection, sender: Row) -> int:
+    return conn.execute(_COUNT_SENDER_EMAILS[bool(sender.private_lists)], {"sender_id": sender.id}).scalar_one()
 
 
 def sender_children(conn: Connection, sender_id: int, rows: Sequence[Row]) -> dict[int, list[str]]:
