@@ -223,6 +223,7 @@ FORBIDDEN = '{"detail":"You do not have permission to perform this action."}'
     (f"list/other@example.org/email/{E}/", "No Email matches the given query."),  # another list's email
     (f"list/{DEV}/email/{E}/extra/", "No Email matches the given query."),
     (f"list/{DEV}/email/{E.lower()}/", "No Email matches the given query."),
+    (f"list/{DEV}/email//", "No Email matches the given query."),
     (f"list/{DEV}/thread/{A.lower()}/emails/", "Not found."),  # malformed: we differ, 404
     (f"list/{DEV}/thread/SHORT/emails/", "Not found."),
     ("sender/not-an-id/emails/", "Not found."),
