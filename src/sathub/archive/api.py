@@ -102,9 +102,9 @@ def get_thread_emails(call: Call):
         mailing_list = visible_list(conn, address)
         if not HASH.fullmatch(thread_id):
             raise ApiError(404)
+        # An unknown thread of a known list has no rows: an empty answer, as in HyperKitty.
         rows = store.thread_emails(conn, mailing_list, thread_id, call.page)
         children = store.thread_children(conn, mailing_list, thread_id, rows)
-        # An unknown thread of a known list is an empty answer, as in HyperKitty.
         count = store.count_thread_emails(conn, mailing_list.id, thread_id) if call.page else None
     return call.listing(objects.emails(rows, children, call.links), count,
                         call.links.thread_emails(mailing_list.name, thread_id))
