@@ -75,8 +75,10 @@ def _results(chunks, import_time: datetime, processes: int) -> Iterator[list[Par
             break
     else:
         return
-    # forkserver: the helper starts clean, without this process's threads and database connections.
-    with multiprocessing.get_context("forkserver").Pool(processes) as pool:
+    # fork, not spawn/forkserver: those re-run the caller's __main__ in the helper, which breaks
+    # scripts without a __main__ guard. The helper only parses: it never touches the inherited
+    # database connections, and leaves with os._exit, which closes none of them.
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
         pending = deque()
         for chunk in chunks:
             pending.append(pool.apply_async(parse_chunk, (chunk, import_time)))
