@@ -1,5 +1,6 @@
 """Migration 0002 creates exactly the archive schema of sathub/archive/tables.py."""
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
@@ -23,6 +24,8 @@ def same_default(context, inspected_column, metadata_column, inspected, metadata
     return bare(inspected) != bare(rendered)
 
 
+# Interface A's expression indexes (lower(name), ...) cannot be reflected on SQLite; not ours to check.
+@pytest.mark.filterwarnings("ignore:Skipped unsupported reflection of expression-based index")
 def test_migrated_database_matches_tables_py(engine):
     assert {tables.mailing_lists.name, tables.senders.name, tables.threads.name, tables.emails.name,
             tables.attachments.name} == ARCHIVE_TABLES
