@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections import deque
 from collections.abc import Iterator
 from datetime import datetime
@@ -68,6 +69,11 @@ def _chunks(items, summary, progress) -> Iterator[list[tuple[bytes, str | None]]
         yield chunk
 
 
+def _leave_interrupts_to_the_parent() -> None:
+    # Ctrl-C stops the import in the main process, which ends the pool; no traceback from the helper.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _results(chunks, import_time: datetime, processes: int) -> Iterator[list[ParsedEmail | str]]:
     for number, chunk in enumerate(chunks):
         yield parse_chunk(chunk, import_time)
@@ -78,7 +84,7 @@ def _results(chunks, import_time: datetime, processes: int) -> Iterator[list[Par
     # fork, not spawn/forkserver: those re-run the caller's __main__ in the helper, which breaks
     # scripts without a __main__ guard. The helper only parses: it never touches the inherited
     # database connections, and leaves with os._exit, which closes none of them.
-    with multiprocessing.get_context("fork").Pool(processes) as pool:
+    with multiprocessing.get_context("fork").Pool(processes, initializer=_leave_interrupts_to_the_parent) as pool:
         pending = deque()
         for chunk in chunks:
             pending.append(pool.apply_async(parse_chunk, (chunk, import_time)))
