@@ -26,7 +26,6 @@ from sathub.status.submit_page import client_address, own_origins
 from sathub.status.templating import render, static_response
 from sathub.web import BodyTooLarge, engine_of, read_body, route, settings_of, site_url
 
-LOGIN_FAILED = "Login failed. Username or password is incorrect."
 FAILED_LOGIN_DELAY = 1.0  # seconds; with bcrypt's own cost this makes guessing slow
 LOGIN_ATTEMPTS_PER_MINUTE = 10
 _INTEGER = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
