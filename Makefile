@@ -7,7 +7,7 @@ PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
 MYSQL_URL ?= mysql://root@127.0.0.1:3306/test
 PYTEST_ARGS ?=
 
-.PHONY: run test install install-test chromium bench clean
+.PHONY: run test screenshots install install-test chromium bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ test: install-test chromium
 	  else echo "PostgreSQL is not running: the PostgreSQL suite is skipped"; fi; \
 	if mariadb -uroot -h127.0.0.1 -e 'select 1' >/dev/null 2>&1; then export SATHUB_TEST_MYSQL_URL=$${SATHUB_TEST_MYSQL_URL:-$(MYSQL_URL)}; fi; \
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+# the page tests again, saving their screenshots into docs/screenshots/
+screenshots: install-test chromium
+	SATHUB_SCREENSHOTS=1 $(BIN)/python -m pytest -m browser
 
 bench: install-test
 	$(BIN)/python bench/run.py

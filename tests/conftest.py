@@ -19,6 +19,8 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 SHARED_DATA = SHARED / "data"
 POSTGRES_URL = os.environ.get("SATHUB_TEST_POSTGRES_URL")
 
+DOCS_SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
     not POSTGRES_URL, reason="SATHUB_TEST_POSTGRES_URL not set"))]
 
@@ -81,3 +83,10 @@ def settings(database_url):
 def client(engine, settings):
     with TestClient(create_app(settings, engine=engine), base_url="http://sathub.test") as test_client:
         yield test_client
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory) -> Path:
+    """Where page tests save screenshots: docs/screenshots/ with SATHUB_SCREENSHOTS=1 (make
+    screenshots), a temporary folder otherwise, so a test run leaves the tree clean."""
+    return DOCS_SCREENSHOTS if os.environ.get("SATHUB_SCREENSHOTS") else tmp_path_factory.mktemp("screenshots")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,11 @@ from sqlalchemy.engine import Connection, Engine, make_url
 metadata = sa.MetaData()
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+
+# SQLite has one writer at a time. Its busy handler makes waiting writers sleep 1, 2, 5, 10... ms
+# between tries, so the writers of one process queue on a lock of their own instead: only one
+# per process waits on SQLite's lock, and the next one starts as soon as the previous commits.
+_sqlite_writers: weakref.WeakKeyDictionary[Engine, threading.Lock] = weakref.WeakKeyDictionary()
 
 
 class DatabaseUnavailable(Exception):
@@ -37,6 +43,7 @@ def create_engine(url: str) -> Engine:
         engine = sa.create_engine(parsed, connect_args={"check_same_thread": False, "timeout": 10})
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
+        _sqlite_writers[engine] = threading.Lock()
         return engine
     connect_args = {"connect_timeout": 3} if parsed.get_backend_name() == "postgresql" else {}
     # pre-ping drops connections that died while the server was away, so health recovers on its own.
@@ -65,20 +72,22 @@ def _sqlite_begin(conn: Connection) -> None:
 @contextlib.contextmanager
 def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
     """A connection (in a transaction when write=True); a failure to connect becomes DatabaseUnavailable."""
-    try:
-        conn = engine.connect()
-    except sa.exc.DBAPIError as exc:
-        raise DatabaseUnavailable(str(exc.orig)) from exc
-    with conn:
-        if not write:
-            yield conn
-            return
-        conn.info["write"] = True
+    writers = _sqlite_writers.get(engine) if write else None
+    with writers or contextlib.nullcontext():
         try:
-            with conn.begin():
+            conn = engine.connect()
+        except sa.exc.DBAPIError as exc:
+            raise DatabaseUnavailable(str(exc.orig)) from exc
+        with conn:
+            if not write:
                 yield conn
-        finally:
-            conn.info.pop("write", None)
+                return
+            conn.info["write"] = True
+            try:
+                with conn.begin():
+                    yield conn
+            finally:
+                conn.info.pop("write", None)
 
 
 def upgrade(engine: Engine) -> None:

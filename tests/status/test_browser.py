@@ -1,5 +1,5 @@
 """The pages in a real browser: Debian's chromium driven by playwright, against a real server
-(uvicorn in a thread, on a temporary SQLite database). Screenshots go to docs/screenshots/."""
+(uvicorn in a thread, on a temporary SQLite database), saving screenshots (see conftest.screenshots)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ from tests.status.seed import FIXTURE_CATALOG, store_report
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update"]
 
@@ -120,7 +119,7 @@ def grid_cell_colours(page) -> dict[str, list[str]]:
     }""")
 
 
-def test_the_page_renders_the_grid_with_the_right_colours(site, page):
+def test_the_page_renders_the_grid_with_the_right_colours(site, page, screenshots):
     base, engine = site
     seed_reports(engine)
     page.goto(f"{base}/")
@@ -130,10 +129,10 @@ def test_the_page_renders_the_grid_with_the_right_colours(site, page):
     assert colours["AO-91"] == ["#648fff", "#dc267f"]
     assert colours["FO-29"] == ["#ffb000", "#fe6100"]
     assert colours["ISS-FM"] == ["#785ef0"]
-    page.screenshot(path=str(SCREENSHOTS / "status-page.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "status-page.png"), full_page=True)
 
 
-def test_the_page_is_usable_on_a_phone(site, browser):
+def test_the_page_is_usable_on_a_phone(site, browser, screenshots):
     base, engine = site
     seed_reports(engine)
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
@@ -142,7 +141,7 @@ def test_the_page_is_usable_on_a_phone(site, browser):
     widest = phone.evaluate("""() => Math.max(...[...document.querySelectorAll('body *')]
         .filter(e => !e.closest('.grid-scroll')).map(e => e.getBoundingClientRect().right))""")
     assert widest <= 390, "only the grid scrolls sideways, nothing else leaves the screen"
-    phone.screenshot(path=str(SCREENSHOTS / "status-page-phone.png"))
+    phone.screenshot(path=str(screenshots / "status-page-phone.png"))
     context.close()
 
 
@@ -238,7 +237,7 @@ def test_a_report_for_the_next_hour_is_refused(site, page):
     assert page.request.get(f"{base}/api/v1/sat_info.php?name=AO-91").json() == []
 
 
-def test_the_satellite_page_and_its_feed(site, page):
+def test_the_satellite_page_and_its_feed(site, page, screenshots):
     base, engine = site
     seed_reports(engine)
     page.goto(f"{base}/")
@@ -247,10 +246,10 @@ def test_the_satellite_page_and_its_feed(site, page):
     assert page.locator("figure.history svg rect").count() > 5
     feed = page.request.get(f"{base}/feeds/AO-7_%5BU%2Fv%5D.atom")
     assert feed.ok and "<feed" in feed.text()
-    page.screenshot(path=str(SCREENSHOTS / "satellite-page.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "satellite-page.png"), full_page=True)
 
 
-def test_the_admin_adds_and_deletes_a_satellite(site, page):
+def test_the_admin_adds_and_deletes_a_satellite(site, page, screenshots):
     base, _ = site
     page.goto(f"{base}/admin/")
     page.fill('input[name="username"]', "admin")
@@ -269,7 +268,7 @@ def test_the_admin_adds_and_deletes_a_satellite(site, page):
     page.goto(f"{base}/admin/manage_satellites.php")
     row = page.locator("tr", has_text="RS-44_[V/u]")
     assert row.count() == 1
-    page.screenshot(path=str(SCREENSHOTS / "admin-manage.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "admin-manage.png"), full_page=True)
     page.once("dialog", lambda dialog: dialog.accept())
     row.get_by_role("link", name="Delete").click()
     assert page.get_by_text("Satellite deleted successfully").is_visible()

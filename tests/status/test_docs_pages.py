@@ -201,7 +201,7 @@ def live_site(tmp_path):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("docs_page", ["/api/docs.php", "/api/v1/docs.php"])
-def test_swagger_ui_in_chromium(live_site, tmp_path, docs_page):
+def test_swagger_ui_in_chromium(live_site, docs_page, screenshots):
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path("/usr/bin/chromium").exists():
         pytest.skip("Debian's chromium is not installed (make chromium)")
@@ -233,8 +233,8 @@ def test_swagger_ui_in_chromium(live_site, tmp_path, docs_page):
             assert answer.value.status == 200
             status_cell = statuses.locator(".live-responses-table td.response-col_status:not(.col_header)")
             sync_api.expect(status_cell).to_have_text("200")
-            page.screenshot(path=tmp_path / "api-docs.png", full_page=False)
+            page.screenshot(path=screenshots / "api-docs.png", full_page=False)
         finally:
             browser.close()
     assert problems == []
-    assert (tmp_path / "api-docs.png").read_bytes().startswith(b"\x89PNG")
+    assert (screenshots / "api-docs.png").read_bytes().startswith(b"\x89PNG")

@@ -8,6 +8,7 @@ from datetime import timedelta
 from importlib import resources
 from urllib.parse import quote
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
@@ -167,9 +168,8 @@ def status_filter(request: Request) -> str | None:
 
 async def create_report(request: Request) -> Response:
     fields = await submission.request_fields(request)
-    with connect(engine_of(request), write=True) as conn:
-        accepted = submission.validate_api(fields, conn, times.utc_now())
-        stored = store.insert_or_replace_report(conn, **accepted.row())
+    # In a worker thread: waiting for the write lock must not stall this process's other requests.
+    accepted, stored = await run_in_threadpool(store_report, engine_of(request), fields)
     link = reports_link(request, accepted.name)
     body = {
         "data": {"id": stored.id, "name": accepted.name, "reported_time": times.iso_z(accepted.instant),
@@ -178,6 +178,12 @@ async def create_report(request: Request) -> Response:
         "links": {"satellite_reports": link},
     }
     return envelope(request, body, status=201, headers={"Location": link})
+
+
+def store_report(engine, fields: dict) -> tuple[submission.Accepted, store.Stored]:
+    with connect(engine, write=True) as conn:
+        accepted = submission.validate_api(fields, conn, times.utc_now())
+        return accepted, store.insert_or_replace_report(conn, **accepted.row())
 
 
 @endpoint("GET")

@@ -2,10 +2,13 @@
 
 The revision lives in the database and triggers bump it on every write (migration 0001), so an
 answer is never served stale, whichever process or path wrote. Each request reads the revision
-first (one cheap statement); only a miss opens a pooled connection to compute the answer."""
+first (one cheap statement); only a miss opens a pooled connection to compute the answer, and
+concurrent misses of one answer share a single computation."""
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import TypeVar
@@ -24,6 +27,7 @@ class AnswerCache:
         self.probe = RevisionProbe(engine)
         self._size = size
         self._entries: OrderedDict[Hashable, tuple[int, object]] = OrderedDict()
+        self._computing: dict[tuple[Hashable, int], asyncio.Future] = {}
 
     def revision(self) -> int:
         """The current data revision; raises DatabaseUnavailable when the database is away."""
@@ -31,17 +35,33 @@ class AnswerCache:
 
     async def get(self, key: Hashable, revision: int, compute: Callable[[Connection], T]) -> T:
         """The answer for `key` at `revision`; a miss is computed on a pooled connection in a
-        worker thread, so a slow query does not stall the other requests of this process."""
+        worker thread, so a slow query does not stall the other requests of this process. Requests
+        that miss while the same answer is being computed wait for it instead of computing it again
+        (after a write, 64 connections asking for one summary would otherwise run 64 aggregates)."""
         entry = self._entries.get(key)
         if entry is not None and entry[0] == revision:
             self._entries.move_to_end(key)
             return entry[1]
-        value = await run_in_threadpool(self._compute, compute)
-        self._entries[key] = (revision, value)
+        computing = self._computing.get((key, revision))
+        if computing is None:
+            # A task of its own: it finishes and fills the cache even if the request that started
+            # it goes away; shield keeps one waiter's cancellation from cancelling the others'.
+            computing = asyncio.ensure_future(run_in_threadpool(self._compute, compute))
+            self._computing[(key, revision)] = computing
+            computing.add_done_callback(functools.partial(self._computed, key, revision))
+        return await asyncio.shield(computing)
+
+    def _computed(self, key: Hashable, revision: int, computing: asyncio.Future) -> None:
+        del self._computing[(key, revision)]
+        if computing.cancelled() or computing.exception() is not None:
+            return  # exception() marks it retrieved, whoever awaited it
+        newer = self._entries.get(key)
+        if newer is not None and newer[0] > revision:
+            return
+        self._entries[key] = (revision, computing.result())
+        self._entries.move_to_end(key)
         if len(self._entries) > self._size:
             self._entries.popitem(last=False)
-        return value
-
 
     def _compute(self, compute: Callable[[Connection], T]) -> T:
         with connect(self.engine) as conn:

@@ -13,7 +13,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from sathub.status.rules import REPORT_VALUES
-from sathub.status.tables import report_totals, reports, satellite_aliases, satellites, users
+from sathub.status.tables import report_hours, report_totals, reports, satellite_aliases, satellites, users
 
 Window = tuple[date, int]  # first included (day, hour), see times.first_included_hour
 
@@ -32,9 +32,9 @@ def _insert(conn: Connection):
     return postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
 
 
-def _in_window(window: Window):
+def _in_window(window: Window, table: sa.Table = reports):
     day, hour = window
-    return sa.and_(reports.c.day >= day, sa.or_(reports.c.day > day, reports.c.hour >= hour))
+    return sa.and_(table.c.day >= day, sa.or_(table.c.day > day, table.c.hour >= hour))
 
 
 def _hour_key(conn: Connection, day, hour):
@@ -242,13 +242,16 @@ def sat_info(conn: Connection, name: str, window: Window, limit: int = 100) -> l
 
 def summary(conn: Connection, window: Window) -> list[sa.Row]:
     """One row per (stored name, report value) in the window, with count and newest hour key.
-    Aggregates first, then joins the catalog, so the join touches one row per group."""
-    groups = (sa.select(reports.c.name, reports.c.report, sa.func.count().label("report_count"),
-                        sa.func.max(_hour_key(conn, reports.c.day, reports.c.hour)).label("latest"))
-              .where(_in_window(window)).group_by(reports.c.name, reports.c.report).subquery())
+    Sums the hourly counts of report_hours (a few rows per hour, not one per report), then joins
+    the catalog, so the join touches one row per group."""
+    hours = report_hours
+    groups = (sa.select(hours.c.name, hours.c.report, sa.func.sum(hours.c.report_count).label("report_count"),
+                        sa.func.max(_hour_key(conn, hours.c.day, hours.c.hour)).label("latest"))
+              .where(_in_window(window, hours)).group_by(hours.c.name, hours.c.report).subquery())
     rank = sa.case({value: i for i, value in enumerate(REPORT_VALUES)}, value=groups.c.report,
                    else_=len(REPORT_VALUES))
-    query = (sa.select(groups.c.name, _display_name, groups.c.report, groups.c.report_count, groups.c.latest)
+    query = (sa.select(groups.c.name, _display_name, groups.c.report,
+                       sa.cast(groups.c.report_count, sa.Integer).label("report_count"), groups.c.latest)
              .select_from(groups.outerjoin(satellites,
                                            sa.func.lower(satellites.c.api_name) == sa.func.lower(groups.c.name)))
              .order_by(sa.func.lower(groups.c.name), groups.c.name, groups.c.report_count.desc(), rank))
@@ -285,6 +288,8 @@ def insert_or_replace_reports(conn: Connection, rows: list[dict]) -> BulkStored:
     the one already in its slot (name, callsign, value and grid) leaves that row and its id alone,
     which is what makes a repeated import change nothing; a different one replaces it with a new
     id, as insert_or_replace_report does. report_totals stays exact."""
+    if not rows:
+        return BulkStored(new=0, unchanged=0, replaced=0)
     insert = _insert(conn)
     statement = insert(reports)
     if conn.dialect.name == "postgresql":

@@ -54,3 +54,13 @@ rate_limits = sa.Table(
     sa.Column("window_start", sa.Integer, nullable=False),
     sa.Column("hits", sa.Integer, nullable=False),
 )
+
+# Kept by the triggers of migration 0004: reports per hour, stored name and report value.
+report_hours = sa.Table(
+    "report_hours", metadata,
+    sa.Column("day", sa.Date, primary_key=True),
+    sa.Column("hour", sa.SmallInteger, primary_key=True),
+    sa.Column("name", sa.String(255), primary_key=True),
+    sa.Column("report", sa.String(16), primary_key=True),
+    sa.Column("report_count", sa.Integer, nullable=False),
+)
