@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
@@ -63,7 +64,13 @@ async def submit(request: Request) -> Response:
         token = post.get(csrf.TOKEN_FIELD) or request.query_params.get(csrf.TOKEN_FIELD, "")
         if not csrf.token_is_valid(csrf.signing_secret(settings.secret_key), address, token):
             return _refusal(request, FOREIGN, 403)
-    storing = fields["Confirm"] == "yes"
+    # In a worker thread: waiting for the write lock must not stall this process's other requests.
+    return await run_in_threadpool(_check_and_store, request, fields, address, fields["Confirm"] == "yes")
+
+
+def _check_and_store(request: Request, fields: dict, address: str, storing: bool) -> Response:
+    """The confirmation page, or (storing) the rate limit, the insert-or-replace and the thanks."""
+    settings = settings_of(request)
     with connect(engine_of(request), write=storing) as conn:
         if storing:
             now = time.time()
