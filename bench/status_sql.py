@@ -36,9 +36,8 @@ from sathub.app import create_app  # noqa: E402
 from sathub.config import Settings  # noqa: E402
 from sathub.db import create_engine  # noqa: E402
 from status_load import ENDPOINTS, SAMPLE_POST  # noqa: E402
-import sathub.db  # noqa: E402
-import status_nocache_app as nocache_app  # noqa: E402
-from status_nocache_app import NoCache  # noqa: E402
+from sathub.db import RevisionProbe  # noqa: E402
+from status_nocache_app import switch_off  # noqa: E402
 
 
 def post_body(callsign: str) -> dict:
@@ -60,20 +59,16 @@ def record(url: str, cache: bool) -> tuple[object, dict[str, list[tuple[str, obj
     engine = create_engine(url)
     app = create_app(Settings.from_env(database_url=url), engine=engine)
     if not cache:
-        app.state.answer_cache = NoCache()  # the earlier cache API
-        if hasattr(app.state, "answers"):
-            nocache_app.create.__globals__["app_from_env"] = lambda: app  # reuse its switch-off
-            nocache_app.create()
-    probe = getattr(sathub.db, "RevisionProbe", None)
-    original = probe and probe._read
-    if probe is not None:
-        # The revision probe runs on a raw DBAPI cursor, which SQLAlchemy's events do not see.
-        def counted(self):
-            if seen is not None:
-                seen.append((probe.QUERY, ()))
-            return original(self)
+        switch_off(app)
+    original = RevisionProbe._read
 
-        probe._read = counted
+    def counted(self):
+        """The revision probe runs on a raw DBAPI cursor, which SQLAlchemy's events do not see."""
+        if seen is not None:
+            seen.append((RevisionProbe.QUERY, ()))
+        return original(self)
+
+    RevisionProbe._read = counted
     seen: list | None = None
 
     @event.listens_for(engine, "before_cursor_execute")
@@ -90,8 +85,7 @@ def record(url: str, cache: bool) -> tuple[object, dict[str, list[tuple[str, obj
             response = client.request(method, path, json=body)
             assert response.status_code in (200, 201), (label, response.status_code, response.text[:200])
             recorded[label], seen = seen, None
-    if probe is not None:
-        probe._read = original
+    RevisionProbe._read = original
     return engine, recorded
 
 
