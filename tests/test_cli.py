@@ -60,6 +60,9 @@ def test_admin_add_user(engine):
     result = CliRunner().invoke(main, ["admin", "add-user", "x", "--database-url", engine.url.render_as_string(False)],
                                 env={"SATHUB_ADMIN_PASSWORD": "short"})
     assert result.exit_code == 1 and "at least 8" in result.output
+    result = CliRunner().invoke(main, ["admin", "add-user", "x", "--database-url", engine.url.render_as_string(False)],
+                                env={"SATHUB_ADMIN_PASSWORD": "é" * 40})
+    assert result.exit_code == 1 and "at most 72 bytes" in result.output
 
 
 def test_php_bcrypt_hashes_verify():

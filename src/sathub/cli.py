@@ -219,6 +219,8 @@ def admin_add_user(name, email, database_url) -> None:
             raise click.ClickException("The passwords differ.")
     if len(password) < 8:
         raise click.ClickException("Use at least 8 characters.")
+    if len(password.encode()) > passwords.MAX_BYTES:
+        raise click.ClickException(f"Use at most {passwords.MAX_BYTES} bytes (bcrypt reads no further).")
     with db.connect(engine_for(database_url), write=True) as conn:
         store.save_user(conn, name, passwords.hash_password(password), email)
     click.echo(f"Administrator {name} saved.")

@@ -231,6 +231,8 @@ def test_invalid_reports_are_refused_with_their_message(site, page, callsign, gr
 def test_a_report_for_the_next_hour_is_refused(site, page):
     base, _ = site
     later = now_utc() + timedelta(hours=1)
+    if later.year != now_utc().year:
+        pytest.skip("the form offers no next year to pick on 31 December at 23:xx")
     # Options: index 0 is the current value, then the full list in order.
     submit_form(page, base, "W5API", "", hour=later.hour + 1, day=later.day, month=later.month)
     assert page.get_by_text("The time heard you entered does not appear to be valid").is_visible()
