@@ -162,14 +162,18 @@ def test_one_bad_message_does_not_stop_the_import(engine, tmp_path, monkeypatch)
     def fragile_write(conn, list_id, batch):
         if any(email.message_id.startswith("rejected@") for email in batch):
             raise sa.exc.IntegrityError("INSERT", {}, Exception("rejected"))
+        if any(email.message_id.startswith("unstorable@") for email in batch):
+            raise UnicodeEncodeError("utf-8", "\udce9", 0, 1, "surrogates not allowed")
         return write(conn, list_id, batch)
 
     monkeypatch.setattr(parsing, "parse_email", fragile_parse)
     monkeypatch.setattr(importer, "write_batch", fragile_write)
-    path = archive(tmp_path, "a.mbox", message("ok1"), message("boom"), message("rejected"), message("ok2"))
+    path = archive(tmp_path, "a.mbox", message("ok1"), message("boom"), message("rejected"), message("unstorable"),
+                   message("ok2"))
     summary = run(engine, path)
     assert (summary.imported, dict(summary.skipped)) == (
-        2, {"cannot be decoded (ValueError)": 1, "rejected by the database (Exception)": 1})
+        2, {"cannot be decoded (ValueError)": 1, "rejected by the database (Exception)": 1,
+            "could not be stored (UnicodeEncodeError)": 1})
     assert sorted(rows(engine, sa.select(emails.c.message_id))) == [("ok1@example.org",), ("ok2@example.org",)]
 
 
@@ -248,3 +252,19 @@ def test_hostile_bytes_are_stored_on_every_backend(engine, tmp_path):
                                       emails.c.content, emails.c.sender_name))
     assert email == ("nul@x", "p@x", "ÿþ bad  bytes \ufffd", "body  \ufffd\n", "Café")
     assert rows(engine, sa.select(senders.c.address)) == [(PLACEHOLDER_ADDRESS,)]  # NUL in the address
+
+
+def test_raw_8bit_bytes_in_reply_headers_neither_stop_the_import_nor_break_threading(engine, tmp_path):
+    def raw(key: bytes, extra: bytes = b"") -> bytes:
+        return (b"From a@example.com Mon Jan  6 10:00:00 2020\nFrom: a@example.com\nDate: " + day(6).encode()
+                + b"\nMessage-ID: <" + key + b">\nSubject: s\n" + extra + b"\nbody\n\n")
+
+    path = tmp_path / "8bit.mbox"
+    path.write_bytes(raw("café@w".encode()) + raw(b"r1@w", "In-Reply-To: <café@w>\n".encode())
+                     + raw(b"r2@w", b"References: <a@b> <caf\xe9@x>\n") + raw(b"last@w"))
+    summary = run(engine, path)
+    assert (summary.imported, dict(summary.skipped)) == (4, {})
+    parent, reply = (rows(engine, sa.select(emails.c.id, emails.c.thread_id, emails.c.parent_id)
+                          .where(emails.c.message_id == key))[0] for key in ("café@w", "r1@w"))
+    assert (reply.parent_id, reply.thread_id) == (parent.id, parent.thread_id)
+    assert rows(engine, sa.select(emails.c.in_reply_to).where(emails.c.message_id == "r2@w")) == [("café@x",)]

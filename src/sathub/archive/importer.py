@@ -91,7 +91,7 @@ def _batches(parsed: Iterator[ParsedEmail], size: int) -> Iterator[list[ParsedEm
 
 
 def _store(engine: Engine, list_id: int, batch: list[ParsedEmail], summary: ImportSummary) -> None:
-    """Write a batch in one transaction; if the database rejects it, retry message by message so
+    """Write a batch in one transaction; if writing it fails, retry message by message so
     that only the offending message is skipped. A database that is down still stops the import."""
     for attempt in range(BUSY_RETRIES + 1):
         try:
@@ -104,9 +104,10 @@ def _store(engine: Engine, list_id: int, batch: list[ParsedEmail], summary: Impo
             if attempt == BUSY_RETRIES or not any(word in str(exc.orig) for word in ("locked", "busy", "deadlock")):
                 raise
             time.sleep(0.05 * 2 ** attempt)
-        except (sa.exc.DBAPIError, sa.exc.StatementError) as exc:
+        except Exception as exc:  # noqa: BLE001 - one message's fault: find it, skip it alone
             if len(batch) == 1:
-                summary.skipped[f"rejected by the database ({type(getattr(exc, 'orig', exc)).__name__})"] += 1
+                reason = "rejected by the database" if isinstance(exc, sa.exc.StatementError) else "could not be stored"
+                summary.skipped[f"{reason} ({type(getattr(exc, 'orig', exc)).__name__})"] += 1
                 return
             for email in batch:
                 _store(engine, list_id, [email], summary)
