@@ -122,7 +122,7 @@ def test_format_api_is_the_browsable_page_with_clickable_links(client, archive):
     response = client.get(f"/archive/api/list/{DEV}/email/{E}/?format=api")
     assert response.status_code == 200
     assert_api_headers(response, "text/html; charset=utf-8")
-    assert "<title>Email Detail" in response.text
+    assert "<title>Email Detail – Django REST framework</title>" in response.text
     link = email_link("E", "?format=api")
     assert f'<a href="{link}" rel="nofollow">{link}</a>' in response.text
     # Downloads never carry a format suffix, but are clickable too.
