@@ -57,3 +57,16 @@ def test_the_large_answers_are_large(client, both):
     assert len(client.get(f"/archive/api/list/big@example.org/thread/{both['root']}/emails/").json()) == REPLIES + 1
     assert len(client.get(f"/archive/api/sender/{both['busy']}/emails/").json()) == 2 * REPLIES + 1
     assert len(client.get("/archive/api/list/big@example.org/threads/").json()) == REPLIES + 1
+
+
+def test_the_statements_of_one_answer_read_one_snapshot(engine):
+    """On PostgreSQL each statement would otherwise see the commits made since the previous one
+    (a list made private between the privacy check and the rows)."""
+    from sathub.archive.endpoint import Call
+
+    with Call(request=None, links=None, engine=engine).connect() as conn:
+        if engine.dialect.name == "postgresql":
+            assert conn.exec_driver_sql("SHOW transaction_isolation").scalar() == "repeatable read"
+        else:
+            conn.exec_driver_sql("SELECT 1")
+            assert conn.in_transaction()  # SQLite: one read transaction for the whole answer

@@ -5,11 +5,12 @@ gives every view the same behaviour: HEAD, OPTIONS, 405, `?format=`, and JSON er
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
@@ -37,8 +38,14 @@ class Call:
     def params(self) -> dict[str, str]:
         return self.request.path_params
 
-    def connect(self):
-        return db.connect(self.engine)
+    @contextlib.contextmanager
+    def connect(self) -> Iterator[Connection]:
+        """All statements of one answer read one snapshot (SQLite's reads are one transaction
+        already): a list made private meanwhile cannot leak between its check and the rows."""
+        with db.connect(self.engine) as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execution_options(isolation_level="REPEATABLE READ")
+            yield conn
 
     @cached_property
     def page(self) -> paging.Page | None:
