@@ -109,6 +109,13 @@ def test_reports_window_and_since(client, seeded):
     assert body["meta"]["count"] == 1 and body["meta"]["since"] == since and body["meta"]["hours"] == 5
 
 
+@pytest.mark.parametrize("since", ["9999-12-31T23:59:59Z", "9999-12-31T23:31:00Z", "@253402300799"])
+def test_reports_since_the_end_of_time_are_none(client, seeded, since):
+    store_report(seeded, "AO-91", hours_ago(1))
+    response = client.get("/api/v1/reports.php", params={"since": since})
+    assert response.status_code == 200 and response.json()["data"] == []
+
+
 @pytest.mark.parametrize("query, status, code", [
     ("hours=not-a-number", 400, "invalid_parameter"),
     ("limit=12abc", 400, "invalid_parameter"),
@@ -214,6 +221,7 @@ VALID = {"name": "AO-91", "report": "Heard", "callsign": "W1AW", "reported_at": 
     ({"reported_at": "a"}, "invalid_reported_at"),
     ({"reported_at": "+1 hour"}, "future_reported_at"),
     ({"reported_at": "9999-01-01T00:00:00Z"}, "future_reported_at"),
+    ({"reported_at": "31 Dec 9999 23:59:59 EST"}, "invalid_reported_at"),
     ({"reported_at": None, "year": 2026, "month": 2}, "missing_reported_at"),
     ({"reported_at": "", "year": 2026, "month": 2, "day": 30, "hour": 1}, "invalid_reported_at"),
     ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": 24}, "invalid_reported_at"),

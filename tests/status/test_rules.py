@@ -132,7 +132,7 @@ def test_timestamps(text, expected):
 
 
 @pytest.mark.parametrize("text", ["a", "2026", "1", "12", "2026-02-30", "2026-13-01", "garbage", "",
-                                  "9999-12-31T23:59:59-14:00", "2026-05-23T25:00:00Z", "' OR 1=1 --"])
+                                  "9999-12-31T23:59:59-14:00", "31 Dec 9999 23:59:59 EST", "2026-05-23T25:00:00Z", "' OR 1=1 --"])
 def test_accidental_timestamps_are_rejected(text):
     assert times.parse_timestamp(text, NOW) is None
 
@@ -144,6 +144,8 @@ def test_accidental_timestamps_are_rejected(text):
     (datetime(2026, 5, 23, 0, 0, tzinfo=timezone.utc), (date(2026, 5, 23), 0)),
     (datetime(2026, 5, 22, 23, 45, tzinfo=timezone.utc), (date(2026, 5, 23), 0)),
     (datetime(1, 1, 1, tzinfo=timezone.utc), (date.min, 0)),
+    (datetime(9999, 12, 31, 23, 30, tzinfo=timezone.utc), (date.max, 23)),
+    (datetime(9999, 12, 31, 23, 31, tzinfo=timezone.utc), (date.max, 24)),  # no hour is late enough
 ])
 def test_window_boundaries(since, first):
     assert times.first_included_hour(since) == first

@@ -71,7 +71,10 @@ def parse_timestamp(text: str, now: datetime) -> datetime | None:
         return None
     if parsed is None:
         return None
-    return parsed.replace(tzinfo=parsed.tzinfo or UTC).astimezone(UTC)
+    try:
+        return parsed.replace(tzinfo=parsed.tzinfo or UTC).astimezone(UTC)
+    except OverflowError:  # 31 Dec 9999 in a zone west of UTC
+        return None
 
 
 def _instant(year, month, day, match: re.Match, now: datetime) -> datetime | None:
@@ -114,13 +117,16 @@ def read_form_time_of_key(hour_key: str) -> str:
 def first_included_hour(since: datetime) -> tuple[date, int]:
     """(day, hour) of the earliest stored hour whose read-form time HH:30:00 is >= since.
 
-    A report is in a window exactly when its (day, hour) is >= this pair."""
+    A report is in a window exactly when its (day, hour) is >= this pair; after 9999-12-31T23:30
+    none is, and the pair is (date.max, 24)."""
     since = since.astimezone(UTC).replace(tzinfo=None)
     if since < datetime.min + timedelta(hours=1):
         return date.min, 0
     start = since - timedelta(minutes=30)
     hour_start = start.replace(minute=0, second=0, microsecond=0)
     if hour_start < start:
+        if hour_start.date() == date.max and hour_start.hour == 23:
+            return date.max, 24
         hour_start += timedelta(hours=1)
     return hour_start.date(), hour_start.hour
 
