@@ -229,6 +229,12 @@ VALID = {"name": "AO-91", "report": "Heard", "callsign": "W1AW", "reported_at": 
     ({"reported_at": None, "year": "", "month": 1, "day": 1, "hour": 2}, "invalid_reported_at"),
     ({"reported_at": None, "year": "99999", "month": 1, "day": 1, "hour": 2}, "invalid_reported_at"),
     ({"reported_at": None, "year": 2025, "month": "99999999999999999999999", "day": 1, "hour": 2}, "invalid_reported_at"),
+    ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": 1e20}, "invalid_reported_at"),
+    ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": "1e20"}, "invalid_reported_at"),
+    ({"reported_at": None, "year": 2025, "month": 1e20, "day": 1, "hour": 2}, "invalid_reported_at"),
+    ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": 2, "minute": 5e300}, "invalid_reported_at"),
+    ({"reported_at": None, "year": 99999999999999999999999999999, "month": 1, "day": 1, "hour": 2},
+     "invalid_reported_at"),
 ])
 def test_post_validation(client, seeded, change, code):
     response = client.post("/api/v1/reports.php", json={**VALID, **change})

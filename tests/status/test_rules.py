@@ -153,3 +153,11 @@ def test_window_boundaries(since, first):
 
 def test_read_form_time_is_minute_30():
     assert times.read_form_time(date(2026, 5, 2), 8) == "2026-05-02T08:30:00Z"
+
+
+@pytest.mark.parametrize("text, value", [
+    ("12", 12), (" +7abc", 7), ("-3", -3), ("abc", 0), ("", 0), ("12.9", 12), ("1e3", 1000),
+    ("1.5e1", 15), ("1e-5", 0), ("1e20", 10 ** 20), ("1e400", 2 ** 63), ("-1e400", -(2 ** 63)),
+])
+def test_php_intval(text, value):
+    assert rules.php_intval(text) == value

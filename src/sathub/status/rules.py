@@ -159,10 +159,19 @@ def query_bool(raw: str | None) -> bool:
     return raw is not None and php_trim(raw).lower() in ("1", "true", "yes", "on")
 
 
+_LEADING_NUMBER = re.compile(r"[ \t\n\r\v\f]*([+-]?[0-9]+)(?:\.[0-9]*)?([eE][+-]?[0-9]+)?")
+
+
 def php_intval(text: str) -> int:
-    """PHP intval() of a string: its leading integer part, 0 when there is none."""
-    match = re.match(r"[ \t\n\r\v\f]*([+-]?[0-9]+)", text)
-    return int(match.group(1)) if match else 0
+    """PHP (7.1+) intval() of a string: its leading integer part, 0 when there is none; a leading
+    number with an exponent counts whole ("1e20" is 10**20, not 1), so absurd values stay absurd."""
+    match = _LEADING_NUMBER.match(text)
+    if not match:
+        return 0
+    if match.group(2) is None:
+        return int(match.group(1))
+    value = float(match.group(0))
+    return int(value) if math.isfinite(value) else int(math.copysign(2 ** 63, value))
 
 
 def period_of_minute(minute: int) -> int:

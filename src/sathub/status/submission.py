@@ -48,7 +48,7 @@ def as_text(value) -> str:
     if value is True:
         return "1"
     if isinstance(value, float):
-        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+        return str(int(value)) if value.is_integer() else repr(value)  # 1e20 is 10**20, as a number
     if isinstance(value, (list, dict)):
         return "Array"
     return str(value)
