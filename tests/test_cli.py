@@ -68,3 +68,12 @@ def test_admin_add_user(engine):
 def test_php_bcrypt_hashes_verify():
     php_hash = passwords.hash_password("secret-pass").replace("$2b$", "$2y$", 1)
     assert passwords.verify_password("secret-pass", php_hash)
+
+
+@pytest.mark.parametrize("command", [["db", "upgrade"], ["serve", "--port", "1"]])
+def test_a_database_that_cannot_be_reached_is_one_clear_line(command):
+    url = "postgresql://postgres:secret@127.0.0.1:1/nowhere"
+    result = CliRunner().invoke(main, [*command, "--database-url", url])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.startswith("Error: Cannot reach the database postgresql+psycopg://postgres:***@127.0.0.1:1/nowhere")
+    assert "secret" not in result.output

@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 import click
+import sqlalchemy as sa
 
 from sathub import db
 from sathub.archive.commands import archive
@@ -24,8 +25,14 @@ database_option = click.option(
 
 
 def engine_for(database_url: str | None):
-    engine = db.create_engine(Settings.from_env(database_url=database_url).database_url)
-    db.upgrade(engine)
+    """The engine of the database, migrated; a database that cannot be reached is one clear line."""
+    url = Settings.from_env(database_url=database_url).database_url
+    engine = db.create_engine(url)
+    try:
+        db.upgrade(engine)
+    except sa.exc.OperationalError as exc:
+        shown = db.normalize_url(url).render_as_string(hide_password=True)
+        raise click.ClickException(f"Cannot reach the database {shown}: {str(exc.orig).strip()}") from exc
     return engine
 
 
