@@ -441,3 +441,20 @@ def test_catalog_stats_for_non_ascii_names(client, engine):
     seed_catalog(engine, [{"name": "İSS-Ω", "display_name": "İSS Ω", "website": ""}])
     store_report(engine, "İSS-Ω", hours_ago(1))
     assert client.get("/api/v1/catalog.php?include_stats=1").json()["data"][0]["report_count"] == 1
+
+
+def test_non_ascii_catalog_names_match_on_every_backend(client, seeded):
+    """The database folds case on both sides (SQLite's lower() is ASCII-only, Python's is not)."""
+    from sathub import db
+    from sathub.status import store
+
+    with db.connect(seeded, write=True) as conn:
+        store.load_catalog(conn, [{"name": "OSCAR-Ø", "display_name": "Ørsted Sat", "website": ""}])
+        store.load_catalog(conn, [{"name": "OSCAR-Ø", "display_name": "Ørsted Sat", "website": ""}])  # no duplicate
+    for name in ("OSCAR-Ø", "oscar-Ø", "Ørsted Sat"):
+        assert [e["name"] for e in client.get("/api/v1/catalog.php", params={"name": name}).json()["data"]] == ["OSCAR-Ø"]
+    posted = client.post("/api/v1/reports.php", json={**VALID, "name": "oscar-Ø"})
+    assert posted.status_code == 201 and posted.json()["data"]["name"] == "OSCAR-Ø"
+    found = client.get("/api/v1/reports.php", params={"name": "Ørsted Sat"}).json()["data"]
+    assert [row["name"] for row in found] == ["OSCAR-Ø"]
+    assert len(client.get("/api/v1/sat_info.php", params={"name": "OSCAR-Ø"}).json()) == 1

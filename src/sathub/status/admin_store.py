@@ -23,7 +23,7 @@ def entries(conn: Connection) -> list[sa.Row]:
 
 
 def api_name_taken(conn: Connection, api_name: str, except_id: int | None = None) -> bool:
-    query = sa.select(satellites.c.id).where(sa.func.lower(satellites.c.api_name) == api_name.lower())
+    query = sa.select(satellites.c.id).where(sa.func.lower(satellites.c.api_name) == store.folded(api_name))
     if except_id is not None:
         query = query.where(satellites.c.id != except_id)
     return conn.execute(query.limit(1)).first() is not None
@@ -50,5 +50,5 @@ def delete(conn: Connection, satellite_id: int) -> None:
 
 
 def report_count(conn: Connection, api_name: str) -> int:
-    query = sa.select(sa.func.count()).select_from(reports).where(sa.func.lower(reports.c.name) == api_name.lower())
+    query = sa.select(sa.func.count()).select_from(reports).where(sa.func.lower(reports.c.name) == store.folded(api_name))
     return conn.execute(query).scalar_one()

@@ -130,11 +130,11 @@ async def search_reports(request: Request) -> Response:
         invalid = error
     names: tuple[str, ...] = ()
     if name is not None:
-        matches = await answers.get(("names", name.lower()), revision,
-                              lambda conn: tuple(row.api_name.lower() for row in store.catalog(conn, name)))
+        matches = await answers.get(("names", name), revision,
+                                    lambda conn: tuple(row.api_name for row in store.catalog(conn, name)))
         if not matches:
             raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
-        names = tuple(sorted({name.lower(), *matches}))
+        names = tuple(sorted({name, *matches}))  # the database folds case, as in its indexes
     if invalid is not None:
         raise invalid
     callsign = query_text(request, "callsign")

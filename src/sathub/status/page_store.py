@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from sathub.status.store import folded
 from sathub.status.tables import rate_limits, reports, satellites
 
 _report_columns = (reports.c.id, reports.c.name, reports.c.day, reports.c.hour, reports.c.period,
@@ -34,20 +35,20 @@ def catalog_names(conn: Connection) -> list[sa.Row]:
 def satellite_entry(conn: Connection, name: str) -> sa.Row | None:
     """The catalog entry of an API name (case-insensitive)."""
     query = (sa.select(satellites.c.api_name, satellites.c.display_name, satellites.c.website)
-             .where(sa.func.lower(satellites.c.api_name) == name.lower()))
+             .where(sa.func.lower(satellites.c.api_name) == folded(name)))
     return conn.execute(query).first()
 
 
 def stored_name(conn: Connection, name: str) -> str | None:
     """The name as stored on some report (for names no longer in the catalog)."""
-    query = sa.select(reports.c.name).where(sa.func.lower(reports.c.name) == name.lower()).limit(1)
+    query = sa.select(reports.c.name).where(sa.func.lower(reports.c.name) == folded(name)).limit(1)
     return conn.execute(query).scalar()
 
 
 def history(conn: Connection, name: str, first_day: date) -> list[sa.Row]:
     """Report counts per (day, hour, value) of one satellite since first_day (slot index scan)."""
     query = (sa.select(reports.c.day, reports.c.hour, reports.c.report, sa.func.count().label("count"))
-             .where(sa.func.lower(reports.c.name) == name.lower(), reports.c.day >= first_day)
+             .where(sa.func.lower(reports.c.name) == folded(name), reports.c.day >= first_day)
              .group_by(reports.c.day, reports.c.hour, reports.c.report))
     return conn.execute(query).all()
 
@@ -55,7 +56,7 @@ def history(conn: Connection, name: str, first_day: date) -> list[sa.Row]:
 def recent_reports(conn: Connection, name: str, limit: int) -> list[sa.Row]:
     """One satellite's newest reports (day, hour, quarter, then id, newest first)."""
     query = (sa.select(*_report_columns)
-             .where(sa.func.lower(reports.c.name) == name.lower())
+             .where(sa.func.lower(reports.c.name) == folded(name))
              .order_by(reports.c.day.desc(), reports.c.hour.desc(), reports.c.period.desc(), reports.c.id.desc())
              .limit(limit))
     return conn.execute(query).all()

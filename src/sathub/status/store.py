@@ -28,6 +28,12 @@ def db_text(text: str) -> str:
     return text.replace("\x00", "\ufffd")
 
 
+def folded(text: str):
+    """`text` lower-cased by the database, like the lower(column) it is compared with: Python's
+    str.lower() folds Unicode, SQLite's lower() only ASCII, so OSCAR-Ø would never match."""
+    return sa.func.lower(sa.literal(db_text(text), sa.String))
+
+
 def _insert(conn: Connection):
     return postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
 
@@ -72,7 +78,7 @@ def catalog(conn: Connection, name: str | None = None, with_stats: bool = False)
         columns += [report_totals.c.report_count, report_totals.c.latest_day, report_totals.c.latest_hour]
     query = sa.select(*columns).select_from(source)
     if name is not None:
-        key = db_text(name.lower())
+        key = folded(name)
         query = query.where(sa.or_(sa.func.lower(satellites.c.api_name) == key,
                                    sa.func.lower(satellites.c.display_name) == key))
     query = query.order_by(sa.func.lower(satellites.c.display_name), satellites.c.id)
@@ -82,7 +88,7 @@ def catalog(conn: Connection, name: str | None = None, with_stats: bool = False)
 def resolve_api_name(conn: Connection, name: str, *, display_names: bool = True) -> str | None:
     """The API name a submission's satellite name stores under, case-insensitively: an API name,
     a display name (not on the legacy form, which passes display_names=False) or a retired alias."""
-    key = db_text(name.lower())
+    key = folded(name)
     matches = [sa.func.lower(satellites.c.api_name) == key]
     if display_names:
         matches.append(sa.func.lower(satellites.c.display_name) == key)
@@ -103,7 +109,7 @@ def load_catalog(conn: Connection, rows: list[dict]) -> int:
         values = {"display_name": db_text((row.get("display_name") or api_name).strip()),
                   "website": db_text((row.get("website") or "").strip())}
         updated = conn.execute(satellites.update()
-                               .where(sa.func.lower(satellites.c.api_name) == api_name.lower())
+                               .where(sa.func.lower(satellites.c.api_name) == folded(api_name))
                                .values(**values)).rowcount
         if not updated:
             conn.execute(satellites.insert().values(api_name=api_name, **values))
@@ -123,14 +129,14 @@ def load_aliases(conn: Connection, rows: list[dict]) -> int:
 def add_alias(conn: Connection, alias: str, name: str, replace: bool = True) -> str | None:
     """Point `alias` at satellite `name`; returns an error sentence, or None when done."""
     target = conn.execute(sa.select(satellites.c.id).where(
-        sa.func.lower(satellites.c.api_name) == name.lower())).scalar()
+        sa.func.lower(satellites.c.api_name) == folded(name))).scalar()
     if target is None:
         return f"No satellite named {name!r}."
     if conn.execute(sa.select(satellites.c.id).where(
-            sa.func.lower(satellites.c.api_name) == alias.lower())).first():
+            sa.func.lower(satellites.c.api_name) == folded(alias))).first():
         return f"{alias!r} is a current API name, not a retired one."
     existing = conn.execute(sa.select(satellite_aliases.c.alias).where(
-        sa.func.lower(satellite_aliases.c.alias) == alias.lower())).scalar()
+        sa.func.lower(satellite_aliases.c.alias) == folded(alias))).scalar()
     if existing is not None:
         if not replace:
             return f"{alias!r} is already an alias."
@@ -141,7 +147,7 @@ def add_alias(conn: Connection, alias: str, name: str, replace: bool = True) -> 
 
 def remove_alias(conn: Connection, alias: str) -> bool:
     return conn.execute(satellite_aliases.delete().where(
-        sa.func.lower(satellite_aliases.c.alias) == alias.lower())).rowcount > 0
+        sa.func.lower(satellite_aliases.c.alias) == folded(alias))).rowcount > 0
 
 
 def catalog_with_aliases(conn: Connection) -> list[dict]:
@@ -162,7 +168,7 @@ def catalog_with_aliases(conn: Connection) -> list[dict]:
 def remove_satellite(conn: Connection, name: str) -> bool:
     """Delete a catalog entry (its aliases go with it; its reports stay)."""
     return conn.execute(satellites.delete().where(
-        sa.func.lower(satellites.c.api_name) == name.lower())).rowcount > 0
+        sa.func.lower(satellites.c.api_name) == folded(name))).rowcount > 0
 
 
 # --- reports ---
@@ -221,7 +227,7 @@ def search_reports(conn: Connection, *, window: Window, limit: int, names: tuple
                        reports.c.callsign, reports.c.report, reports.c.grid_square, reports.c.period)
              .select_from(_with_catalog).where(_in_window(window)))
     if names:
-        query = query.where(sa.func.lower(reports.c.name).in_(sorted({n.lower() for n in names})))
+        query = query.where(sa.func.lower(reports.c.name).in_([folded(n) for n in sorted(set(names))]))
     if callsign is not None:
         query = query.where(sa.func.upper(reports.c.callsign) == db_text(callsign.upper()))
     if grid_square is not None:
@@ -235,7 +241,7 @@ def sat_info(conn: Connection, name: str, window: Window, limit: int = 100) -> l
     """The legacy endpoint's reports: matched on the stored name only, no catalog."""
     query = (sa.select(reports.c.name, reports.c.day, reports.c.hour, reports.c.callsign, reports.c.report,
                        reports.c.grid_square)
-             .where(sa.func.lower(reports.c.name) == db_text(name.lower()), _in_window(window))
+             .where(sa.func.lower(reports.c.name) == folded(name), _in_window(window))
              .order_by(*_newest_first).limit(limit))
     return conn.execute(query).all()
 
