@@ -215,6 +215,8 @@ VALID = {"name": "AO-91", "report": "Heard", "callsign": "W1AW", "reported_at": 
     ({"callsign": "BAD!"}, "invalid_callsign"),
     ({"callsign": "NOT_A_CALL"}, "invalid_callsign"),
     ({"callsign": "FN42"}, "invalid_callsign"),
+    ({"callsign": "W1AWß"}, "invalid_callsign"),  # not W1AWSS: upper-casing is ASCII-only, as PHP's
+    ({"callsign": "K1ABﬁ"}, "invalid_callsign"),
     ({"callsign": {"a": 1}}, "invalid_callsign"),
     ({"grid_square": "ZZ99"}, "invalid_grid_square"),
     ({"reported_at": "2026-02-30T10:00:00Z"}, "invalid_reported_at"),

@@ -161,3 +161,8 @@ def test_read_form_time_is_minute_30():
 ])
 def test_php_intval(text, value):
     assert rules.php_intval(text) == value
+
+
+def test_callsigns_are_upper_cased_like_php():
+    assert rules.split_api_callsign("w1aw/ß", "") == ("W1AW/ß", "")
+    assert rules.ascii_upper("k1abﬁ-ß") == "K1ABﬁ-ß"

@@ -138,7 +138,7 @@ async def search_reports(request: Request) -> Response:
     if invalid is not None:
         raise invalid
     callsign = query_text(request, "callsign")
-    callsign = callsign.upper() if callsign else None
+    callsign = rules.ascii_upper(callsign) if callsign else None
 
     def render(conn) -> tuple[int, PrettyFragment]:
         rows = store.search_reports(conn, window=window, limit=limit, names=names, callsign=callsign,

@@ -107,11 +107,19 @@ def is_valid_callsign(callsign: str) -> bool:
     return any(is_valid_component(piece) for piece in re.split(r"[-/]", callsign))
 
 
+_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def ascii_upper(text: str) -> str:
+    """PHP's strtoupper(): ASCII letters only (Python's upper() turns ß into SS and ﬁ into FI)."""
+    return text.translate(_ASCII_UPPER)
+
+
 def split_api_callsign(callsign: str, grid: str) -> tuple[str, str]:
     """API normalization (5.2): upper-case, move a trailing grid into an empty grid field, truncate.
 
     Returns (callsign, grid); validation is separate."""
-    callsign = php_trim(callsign).upper()
+    callsign = ascii_upper(php_trim(callsign))
     if not grid:
         last = re.split(r"[-/]", callsign)[-1]
         found = parse_grid(last)

@@ -223,13 +223,14 @@ def _count_new_report(conn: Connection, name: str, day: date, hour: int) -> None
 def search_reports(conn: Connection, *, window: Window, limit: int, names: tuple[str, ...] = (),
                    callsign: str | None = None, grid_square: str | None = None,
                    report: str | None = None) -> list[sa.Row]:
+    """`callsign` comes upper-cased (rules.ascii_upper)."""
     query = (sa.select(reports.c.id, reports.c.name, _display_name, reports.c.day, reports.c.hour,
                        reports.c.callsign, reports.c.report, reports.c.grid_square, reports.c.period)
              .select_from(_with_catalog).where(_in_window(window)))
     if names:
         query = query.where(sa.func.lower(reports.c.name).in_([folded(n) for n in sorted(set(names))]))
     if callsign is not None:
-        query = query.where(sa.func.upper(reports.c.callsign) == db_text(callsign.upper()))
+        query = query.where(sa.func.upper(reports.c.callsign) == db_text(callsign))
     if grid_square is not None:
         query = query.where(reports.c.grid_square == grid_square)
     if report is not None:
