@@ -84,6 +84,8 @@ def test_closed_port_is_503_then_health_recovers(proxied_database):
         assert down.json()["error"] == {"code": "database_unavailable", "message": down.json()["error"]["message"],
                                         "status": 503}
         assert client.get("/api/v1/catalog.php").status_code == 503
+        bad_body = client.post("/api/v1/reports.php", content=b"{not json", headers={"Content-Type": "application/json"})
+        assert bad_body.status_code == 503  # the database is checked before the body (2.3 step 4)
         # Endpoints that need no database keep answering.
         assert client.get("/api/v1/statuses.php").status_code == 200
         assert client.get("/api/v1/sat_info.php").text == "[]"

@@ -167,6 +167,7 @@ def status_filter(request: Request) -> str | None:
 
 
 async def create_report(request: Request) -> Response:
+    answers_of(request).revision()  # the database comes before the body (2.3 step 4): 503 when away
     fields = await submission.request_fields(request)
     # In a worker thread: waiting for the write lock must not stall this process's other requests.
     accepted, stored = await run_in_threadpool(store_report, engine_of(request), fields)
