@@ -4,7 +4,8 @@ one query's worth of report rows. No I/O: tested in tests/status/test_grid.py.""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import NamedTuple
@@ -46,9 +47,13 @@ class Counts:
 
     @classmethod
     def of(cls, reports: Iterable[str]) -> "Counts":
-        values = list(reports)
-        return cls(values.count("Heard"), values.count("Telemetry Only"), values.count("Not Heard"),
-                   values.count("Crew Active"))
+        return cls.of_totals(Counter(reports))
+
+    @classmethod
+    def of_totals(cls, totals: Mapping[str, int]) -> "Counts":
+        """From a count per report value."""
+        return cls(totals.get("Heard", 0), totals.get("Telemetry Only", 0), totals.get("Not Heard", 0),
+                   totals.get("Crew Active", 0))
 
 
 def block_state(counts: Counts) -> tuple[State, str]:

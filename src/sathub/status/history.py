@@ -3,7 +3,7 @@ days, coloured and patterned by the status grid's rule (grid.block_state)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -43,17 +43,18 @@ def build_strip(today: date, counts: Iterable[tuple[date, int, str, int]]) -> St
     """Days run left to right (oldest first), blocks top to bottom (00:00 first); `counts` are
     (day, hour, report value, count) rows."""
     start = first_day(today)
-    values: dict[tuple[date, int], list[str]] = defaultdict(list)
+    values: dict[tuple[date, int], Counter] = defaultdict(Counter)
     for day, hour, report, count in counts:
         if start <= day <= today and 0 <= hour <= 23:
-            values[day, hour // 2].extend([report] * count)
+            values[day, hour // 2][report] += count
     squares = []
-    for (day, block), reports in sorted(values.items()):
-        state, _ = block_state(Counts.of(reports))
+    for (day, block), totals in sorted(values.items()):
+        state, _ = block_state(Counts.of_totals(totals))
+        total = sum(totals.values())
         x = LABEL_WIDTH + (day - start).days * CELL
         y = block * CELL
         title = (f"{day_label(day)}, {2 * block:02d}:00-{2 * block + 1:02d}:59 UTC: {state.label} "
-                 f"({len(reports)} report{'s' if len(reports) != 1 else ''})")
+                 f"({total} report{'s' if total != 1 else ''})")
         squares.append(Square(x, y, state, title))
     day_labels = [(LABEL_WIDTH + n * CELL, day_label(start + timedelta(days=n))) for n in range(0, DAYS, 5)]
     hour_labels = [(block * CELL, f"{2 * block:02d}h") for block in range(0, BLOCKS_PER_DAY, 3)]

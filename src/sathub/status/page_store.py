@@ -10,7 +10,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from sathub.status.store import folded
-from sathub.status.tables import rate_limits, reports, satellites
+from sathub.status.tables import rate_limits, report_hours, reports, satellites
 
 _report_columns = (reports.c.id, reports.c.name, reports.c.day, reports.c.hour, reports.c.period,
                    reports.c.callsign, reports.c.report, reports.c.grid_square)
@@ -46,10 +46,13 @@ def stored_name(conn: Connection, name: str) -> str | None:
 
 
 def history(conn: Connection, name: str, first_day: date) -> list[sa.Row]:
-    """Report counts per (day, hour, value) of one satellite since first_day (slot index scan)."""
-    query = (sa.select(reports.c.day, reports.c.hour, reports.c.report, sa.func.count().label("count"))
-             .where(sa.func.lower(reports.c.name) == folded(name), reports.c.day >= first_day)
-             .group_by(reports.c.day, reports.c.hour, reports.c.report))
+    """Report counts per (day, hour, value) of one satellite since first_day, summed from the
+    hourly counts (report_hours) instead of counting the reports themselves."""
+    hours = report_hours
+    query = (sa.select(hours.c.day, hours.c.hour, hours.c.report,
+                       sa.cast(sa.func.sum(hours.c.report_count), sa.Integer).label("count"))
+             .where(hours.c.day >= first_day, sa.func.lower(hours.c.name) == folded(name))
+             .group_by(hours.c.day, hours.c.hour, hours.c.report))
     return conn.execute(query).all()
 
 
