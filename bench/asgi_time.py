@@ -1,19 +1,30 @@
 """Server-side time of GET requests: the ASGI app called directly (no TestClient, no HTTP), median of
 200 after 30 warm-ups, and the first request alone (interface A computes and caches its answers
-then). Usage: asgi_time.py DATABASE_URL PATH..."""
-import asyncio, statistics, sys, time, warnings
+then). With --misses N, also the median of N requests each made with an empty answer cache (what
+the first request after a write costs). Usage:
+
+    asgi_time.py DATABASE_URL PATH... [--gzip] [--misses N]
+"""
+import argparse, asyncio, statistics, time, warnings
 warnings.simplefilter("ignore")
 from sathub.app import create_app
 from sathub.config import Settings
 from sathub.db import create_engine
 
-url, paths = sys.argv[1], sys.argv[2:]
-app = create_app(Settings(database_url=url, base_url="http://x"), engine=create_engine(url))
+parser = argparse.ArgumentParser()
+parser.add_argument("url")
+parser.add_argument("paths", nargs="+")
+parser.add_argument("--gzip", action="store_true", help="send Accept-Encoding: gzip, as browsers do")
+parser.add_argument("--misses", type=int, default=0)
+args = parser.parse_args()
+app = create_app(Settings(database_url=args.url, base_url="http://x"), engine=create_engine(args.url))
+headers = [(b"host", b"x")] + ([(b"accept-encoding", b"gzip, deflate, br")] if args.gzip else [])
+
 
 async def get(path):
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
              "path": path.split("?")[0], "raw_path": path.split("?")[0].encode(), "root_path": "",
-             "query_string": (path.split("?") + [""])[1].encode(), "headers": [(b"host", b"x")],
+             "query_string": (path.split("?") + [""])[1].encode(), "headers": headers,
              "client": ("127.0.0.1", 1), "server": ("x", 80)}
     body = []
     async def receive(): return {"type": "http.request", "body": b"", "more_body": False}
@@ -22,12 +33,23 @@ async def get(path):
     await app(scope, receive, send)
     return sum(map(len, body))
 
+
+async def timed(path, clear=False):
+    if clear:
+        app.state.answers._entries.clear()
+    started = time.perf_counter()
+    size = await get(path)
+    return (time.perf_counter() - started) * 1000, size
+
+
 async def main():
-    for path in paths:
-        t = time.perf_counter(); await get(path); first = (time.perf_counter() - t) * 1000
+    for path in args.paths:
+        first, _ = await timed(path)
+        misses = [(await timed(path, clear=True))[0] for _ in range(args.misses)]
         for _ in range(29): await get(path)
-        times = []
-        for _ in range(200):
-            t = time.perf_counter(); size = await get(path); times.append((time.perf_counter() - t) * 1000)
-        print(f"{statistics.median(times):8.2f} ms median  {first:8.2f} ms first  {size:>9} bytes  {path}")
+        hits = [await timed(path) for _ in range(200)]
+        size = hits[-1][1]
+        missed = f"{statistics.median(misses):8.2f} ms miss  " if misses else ""
+        print(f"{statistics.median(t for t, _ in hits):8.2f} ms median  {missed}{first:8.2f} ms first  "
+              f"{size:>9} bytes  {path}")
 asyncio.run(main())

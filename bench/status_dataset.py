@@ -1,5 +1,5 @@
 """Interface A benchmark dataset: N reports (default 1,000,000) over ~60 catalog satellites and the
-last 30 days, skewed towards the popular satellites, loaded in bulk into SQLite or PostgreSQL.
+last 30 days (or --days), skewed towards the popular satellites, loaded in bulk into SQLite or PostgreSQL.
 
     .venv/bin/python bench/status_dataset.py --database-url sqlite:///bench/out/status.db
     .venv/bin/python bench/status_dataset.py --database-url postgresql://postgres@127.0.0.1:5432/sathub_bench
@@ -104,7 +104,7 @@ def make_callsigns(rng: random.Random, count: int) -> list[tuple[str, str]]:
     return result
 
 
-def generate(count: int, seed: int, now: datetime) -> tuple[list[tuple], dict]:
+def generate(count: int, seed: int, now: datetime, days: int = DAYS) -> tuple[list[tuple], dict]:
     """Rows (name, day, hour, period, callsign, report, grid) in time order, and report_totals."""
     rng = random.Random(seed)
     with open(CATALOG, newline="", encoding="utf-8") as handle:
@@ -116,7 +116,7 @@ def generate(count: int, seed: int, now: datetime) -> tuple[list[tuple], dict]:
     for i, name in enumerate(names):
         weights = ISS_REPORT_WEIGHTS if name.upper().startswith("ISS") else REPORT_WEIGHTS
         values[i] = (list(weights), list(itertools.accumulate(weights.values())))
-    start = now - timedelta(days=DAYS)
+    start = now - timedelta(days=days)
     span = int((now - start).total_seconds())
     slots: set[tuple] = set()
     rows = []
@@ -201,11 +201,14 @@ def main() -> None:
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--reports", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=20260523)
+    parser.add_argument("--days", type=int, default=DAYS,
+                        help="days the reports are spread over (3000: a live service's density, "
+                             "~2,000 reports in the status page's 6-day window)")
     args = parser.parse_args()
     url = normalize_url(args.database_url)
     started = time.monotonic()
     now = datetime.now(UTC).replace(tzinfo=None)
-    rows, totals = generate(args.reports, args.seed, now)
+    rows, totals = generate(args.reports, args.seed, now, args.days)
     generated = time.monotonic()
     recreate_database(url)
     for command in (["db", "upgrade"], ["catalog", "load"]):

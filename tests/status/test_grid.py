@@ -101,3 +101,13 @@ def test_history_strip_places_blocks_by_day_and_hour_and_colours_them():
     assert (newest.x, newest.y, newest.state) == (history.LABEL_WIDTH + 29 * history.CELL, 4 * history.CELL,
                                                   grid.HEARD)
     assert newest.title == "May 23, 08:00-09:59 UTC: Sat/Mode Active (3 reports)"
+
+
+def test_a_render_after_a_change_reprints_exactly_the_changed_blocks():
+    before = [report(3, hour=9), report(2, hour=3), report(1, hour=3)]
+    changed = [report(3, hour=9), report(2, hour=3, value="Not Heard", grid_square="FN43"), report(1, hour=3)]
+    grid_html.render(build_grid(TODAY, before), "http://x")
+    reused = grid_html.render(build_grid(TODAY, changed), "http://x")
+    grid_html._printed.clear()
+    assert reused == grid_html.render(build_grid(TODAY, changed), "http://x")
+    assert "Not Heard" in reused.details and reused != grid_html.render(build_grid(TODAY, before), "http://x")

@@ -161,6 +161,22 @@ def test_the_page_gzips_for_clients_that_accept_it(client, seeded):
     assert "AMSAT Live OSCAR Satellite Status Page" in response.text
 
 
+def test_the_page_is_revalidated_and_changes_as_soon_as_a_report_is_stored(client, seeded):
+    first = client.get("/")
+    tag = first.headers["etag"]
+    assert tag.startswith('W/"') and first.headers["cache-control"] == "no-cache"
+    again = client.get("/", headers={"If-None-Match": tag})
+    assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == tag
+    assert client.get("/", headers={"If-None-Match": f'W/"other", {tag}'}).status_code == 304
+    assert "K9NEW" not in first.text
+    when = now_minus(minutes=1)
+    assert client.post("/api/v1/reports.php", json={
+        "name": "AO-91", "report": "Heard", "callsign": "K9NEW",
+        "reported_at": when.strftime("%Y-%m-%dT%H:%M:%SZ")}).status_code == 201
+    changed = client.get("/", headers={"If-None-Match": tag})
+    assert changed.status_code == 200 and "K9NEW" in changed.text and changed.headers["etag"] != tag
+
+
 def test_deploy_facts_show_in_the_footer_only_when_both_are_configured(engine, settings):
     from dataclasses import replace
 

@@ -1,6 +1,7 @@
 """/submit.php: the legacy form's rules (pure) and the one-shot submissions real apps send
 (status-api.md section 8, clients.md items 1, 7-11), the CSRF rule and the rate limit."""
 
+import html
 import time
 import types
 from datetime import datetime, timedelta, timezone
@@ -228,13 +229,25 @@ def test_a_foreign_origin_is_refused_even_without_fetch_metadata(client, seeded)
     assert stored(seeded) == []
 
 
-def test_a_cross_site_request_with_the_pages_token_is_accepted(client, seeded):
-    page = client.get("/")
-    token = page.text.split(f'name="{csrf.TOKEN_FIELD}" value="')[1].split('"')[0]
-    response = client.post("/submit.php", data={**now_fields(), csrf.TOKEN_FIELD: token},
-                           headers={"Origin": "https://amsat.org", "Referer": "https://amsat.org/status/"})
-    assert response.status_code == 200
+def test_a_cross_site_confirmation_stores_nothing_and_its_yes_link_carries_the_token(client, seeded):
+    foreign = {"Origin": "https://amsat.org", "Referer": "https://amsat.org/status/"}
+    fields = now_fields()
+    del fields["Confirm"]
+    confirmation = client.post("/submit.php", data=fields, headers=foreign)
+    assert confirmation.status_code == 200 and "You Entered" in confirmation.text
+    assert stored(seeded) == []
+    yes = html.unescape(confirmation.text.split('<a class="yes" href="')[1].split('"')[0])
+    assert f"&{csrf.TOKEN_FIELD}=" in yes
+    assert client.get(yes.replace(f"&{csrf.TOKEN_FIELD}=", "&other="), headers=foreign).status_code == 403
+    response = client.get(yes, headers=foreign)
+    assert response.status_code == 200 and "Thank" in response.text
     assert len(stored(seeded)) == 1
+
+
+def test_the_status_page_is_the_same_for_every_client(client, seeded):
+    first = client.get("/")
+    second = TestClient(client.app, base_url="http://sathub.test", client=("10.9.9.9", 1234)).get("/")
+    assert first.text == second.text and csrf.TOKEN_FIELD not in first.text
 
 
 def test_same_origin_browser_requests_and_header_less_apps_need_no_token(client, seeded):

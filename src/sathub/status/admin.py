@@ -22,7 +22,7 @@ from starlette.routing import Route
 from sathub.db import connect
 from sathub.status import admin_store, csrf, page_store, rate_limit, rules, sessions, store
 from sathub.status.passwords import hash_password, verify_password
-from sathub.status.submit_page import client_address, own_origins
+from sathub.status.submit_page import client_address, own_origins, secret_of
 from sathub.status.templating import render, static_response
 from sathub.web import BodyTooLarge, engine_of, read_body, route, settings_of, site_url
 
@@ -35,10 +35,6 @@ _INTEGER = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
 def _dummy_hash() -> str:
     """Checked against when the user does not exist, so both failures cost the same time."""
     return hash_password("no such user")
-
-
-def _secret(request: Request) -> str:
-    return csrf.signing_secret(settings_of(request).secret_key)
 
 
 def _integer(text: str | None) -> int | None:
@@ -60,7 +56,7 @@ async def _fields(request: Request) -> dict[str, str]:
 
 def _page(request: Request, template: str, session: sessions.Session | None = None, status: int = 200,
           headers: dict | None = None, **context) -> Response:
-    token = csrf.make_token(_secret(request), session.nonce) if session else ""
+    token = csrf.make_token(secret_of(request), session.nonce) if session else ""
     return render(request, template, status=status, site=site_url(request), session=session,
                   csrf_field=csrf.TOKEN_FIELD, csrf_token=token,
                   headers={"Cache-Control": "no-store", **(headers or {})}, **context)
@@ -79,7 +75,7 @@ def admin_only(changes: bool = False):
     def decorate(handler):
         @functools.wraps(handler)
         async def run(request: Request) -> Response:
-            session = sessions.decode(_secret(request), request.cookies.get(sessions.COOKIE))
+            session = sessions.decode(secret_of(request), request.cookies.get(sessions.COOKIE))
             if session is None:
                 return RedirectResponse(f"{site_url(request)}/admin/index.php", status_code=302)
             try:
@@ -88,7 +84,7 @@ def admin_only(changes: bool = False):
                 return _message(request, session, "The request is too large.", status=413)
             if changes and csrf.has_browser_signal(request.headers):
                 token = fields.get(csrf.TOKEN_FIELD) or request.query_params.get(csrf.TOKEN_FIELD, "")
-                if not csrf.token_is_valid(_secret(request), session.nonce, token):
+                if not csrf.token_is_valid(secret_of(request), session.nonce, token):
                     return _message(request, session, "This page has expired or came from another site. "
                                     "Please go back, reload the page and try again.",
                                     f"{site_url(request)}/admin/dashboard.php", "Return to Dashboard", 403)
@@ -99,7 +95,7 @@ def admin_only(changes: bool = False):
 
 
 async def login_form(request: Request) -> Response:
-    token = csrf.make_token(_secret(request), client_address(request))
+    token = csrf.make_token(secret_of(request), client_address(request))
     return _page(request, "admin_login.html", login_token=token, failed=False)
 
 
@@ -111,7 +107,7 @@ async def login(request: Request) -> Response:
     except BodyTooLarge:
         fields = {}
     if csrf.is_foreign(request.headers, own_origins(request)):
-        if not csrf.token_is_valid(_secret(request), address, fields.get(csrf.TOKEN_FIELD, "")):
+        if not csrf.token_is_valid(secret_of(request), address, fields.get(csrf.TOKEN_FIELD, "")):
             return _message(request, None, "This login came from another site.", f"{site}/admin/index.php",
                             "Log in", 403)
     username, password = fields.get("username", ""), fields.get("password", "")
@@ -127,10 +123,10 @@ async def login(request: Request) -> Response:
     matches = await run_in_threadpool(verify_password, password, stored_hash or _dummy_hash())
     if not (matches and stored_hash):
         await asyncio.sleep(FAILED_LOGIN_DELAY)
-        token = csrf.make_token(_secret(request), address)
+        token = csrf.make_token(secret_of(request), address)
         return _page(request, "admin_login.html", login_token=token, failed=True)
     response = RedirectResponse(f"{site}/admin/dashboard.php", status_code=302)
-    cookie = sessions.encode(_secret(request), sessions.new_session(username))
+    cookie = sessions.encode(secret_of(request), sessions.new_session(username))
     response.set_cookie(sessions.COOKIE, cookie, **sessions.cookie_options(site, f"{settings_of(request).prefix}/admin"))
     return response
 

@@ -26,15 +26,16 @@ class AnswerCache:
         self.engine = engine
         self.probe = RevisionProbe(engine)
         self._size = size
-        self._entries: OrderedDict[Hashable, tuple[int, object]] = OrderedDict()
-        self._computing: dict[tuple[Hashable, int], asyncio.Future] = {}
+        self._entries: OrderedDict[Hashable, tuple[int | tuple, object]] = OrderedDict()
+        self._computing: dict[tuple[Hashable, int | tuple], asyncio.Future] = {}
 
     def revision(self) -> int:
         """The current data revision; raises DatabaseUnavailable when the database is away."""
         return self.probe.read()
 
-    async def get(self, key: Hashable, revision: int, compute: Callable[[Connection], T]) -> T:
-        """The answer for `key` at `revision`; a miss is computed on a pooled connection in a
+    async def get(self, key: Hashable, revision: int | tuple, compute: Callable[[Connection], T]) -> T:
+        """The answer for `key` at `revision` (the data revision, or a tuple starting with it when
+        the answer also depends on something else that only moves forward, like the time); a miss is computed on a pooled connection in a
         worker thread, so a slow query does not stall the other requests of this process. Requests
         that miss while the same answer is being computed wait for it instead of computing it again
         (after a write, 64 connections asking for one summary would otherwise run 64 aggregates)."""
@@ -51,7 +52,7 @@ class AnswerCache:
             computing.add_done_callback(functools.partial(self._computed, key, revision))
         return await asyncio.shield(computing)
 
-    def _computed(self, key: Hashable, revision: int, computing: asyncio.Future) -> None:
+    def _computed(self, key: Hashable, revision: int | tuple, computing: asyncio.Future) -> None:
         del self._computing[(key, revision)]
         if computing.cancelled() or computing.exception() is not None:
             return  # exception() marks it retrieved, whoever awaited it

@@ -122,13 +122,12 @@ class Report(NamedTuple):
     report: str
     grid_square: str | None
 
-    def tooltip_lines(self) -> list[str]:
+    def tooltip_lines(self) -> tuple[str, ...]:
         """The tooltip of one report: value, callsign, grid (omitted when empty), day, time."""
-        lines = [self.report, self.callsign]
+        time = f"{self.hour}{period_label(self.period)} UTC"
         if self.grid_square:
-            lines.append(self.grid_square)
-        lines += [self.day.isoformat(), f"{self.hour}{period_label(self.period)} UTC"]
-        return lines
+            return self.report, self.callsign, self.grid_square, self.day.isoformat(), time
+        return self.report, self.callsign, self.day.isoformat(), time
 
 
 @dataclass

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
-from sathub.status.grid import COLUMNS, Block, Grid, block_time
+from sathub.status.grid import Block, Grid, block_time
 
 EMPTY_CELL = '<td width=9 bgcolor="C0C0C0"> </td>'
 _SPECIAL = re.compile(r"[&<>\"'\\\r\n]")
@@ -43,11 +43,12 @@ def tooltip_script_text(block: Block) -> str:
 
 
 def _tooltip_and_details(report) -> tuple[str, str]:
-    """A report's tooltip text and its details line, escaping each value once."""
+    """A report's tooltip text and its details line. Only the stored values can hold a character
+    that needs escaping (the day and time are ours), and they seldom do: one check for all."""
     lines = report.tooltip_lines()
-    if not any(_SPECIAL.search(line) for line in lines):
+    if not _SPECIAL.search(f"{report.report}{report.callsign}{report.grid_square}"):
         return "<br>".join(lines), " · ".join(lines)
-    return "<br>".join(script_text(line) for line in lines), " · ".join(html_text(line) for line in lines)
+    return "<br>".join(map(script_text, lines)), " · ".join(map(html_text, lines))
 
 
 @dataclass(frozen=True)
@@ -57,11 +58,18 @@ class GridMarkup:
     details: Markup  # one focusable section per block, the target of its cell's link
 
 
+# The markup of every block of the last render, by all it is printed from: after a write, only
+# the blocks the write touched are printed again. Replaced whole by each render, so it never holds
+# more than one window's blocks; a render racing another (two sites) at worst reprints.
+_printed: dict[tuple, tuple[str, str, str]] = {}
+
+
 def render(grid: Grid, site: str) -> GridMarkup:
+    global _printed
+    printed: dict[tuple, tuple[str, str, str]] = {}
     tips: list[str] = []
     rows: list[str] = []
     details: list[str] = []
-    times = [block_time(grid.today, column) for column in range(COLUMNS)]
     for row in grid.rows:
         name = html_text(row.name)
         rows.append(f'<tr> <td align="right" class="name"><a href="{site}/satellite/{quote(row.name, safe="")}">'
@@ -70,20 +78,27 @@ def render(grid: Grid, site: str) -> GridMarkup:
             if block is None:
                 rows.append(EMPTY_CELL)
                 continue
-            state, text = block.look
-            anchor = block.anchor
-            count = len(block.reports)
-            when = times[block.column]
-            texts = [_tooltip_and_details(report) for report in block.reports]
-            tooltip = "<br><br>".join(tip for tip, _ in texts)
-            tips.append(f"tips.{anchor} = new Array( 5, 5, 120, '{tooltip}');\n")
-            rows.append(f'<td width=9 bgcolor="{state.colour}" class="s-{state.key}"><a href="#{anchor}" '
-                        f"onMouseOver=docTips.show('{anchor}') onMouseOut=docTips.hide() "
-                        f'aria-label="{name} {when}: {count} {state.label}">'
-                        f"{text}</a></td>\n")
-            items = "".join(f"<li>{line}</li>" for _, line in texts)
-            details.append(f'<section class="block" id="{anchor}" tabindex="-1"><h3><span class="swatch '
-                           f's-{state.key}" style="background-color: {state.colour}" aria-hidden="true">'
-                           f"{state.letter}</span> {name}, {when}: {state.label}</h3><ul>{items}</ul></section>\n")
+            key = (grid.today, block.column, block.name, *block.reports)
+            markup = printed[key] = _printed.get(key) or _print_block(block, name, block_time(grid.today, block.column))
+            tips.append(markup[0])
+            rows.append(markup[1])
+            details.append(markup[2])
         rows.append("</tr>\n")
+    _printed = printed
     return GridMarkup(Markup("".join(tips)), Markup("".join(rows)), Markup("".join(details)))
+
+
+def _print_block(block: Block, name: str, when: str) -> tuple[str, str, str]:
+    """A block's tooltip statement, grid cell and details section."""
+    state, text = block.look
+    anchor = block.anchor
+    texts = [_tooltip_and_details(report) for report in block.reports]
+    tooltip = "<br><br>".join(tip for tip, _ in texts)
+    items = "".join(f"<li>{line}</li>" for _, line in texts)
+    return (f"tips.{anchor} = new Array( 5, 5, 120, '{tooltip}');\n",
+            f'<td width=9 bgcolor="{state.colour}" class="s-{state.key}"><a href="#{anchor}" '
+            f"onMouseOver=docTips.show('{anchor}') onMouseOut=docTips.hide() "
+            f'aria-label="{name} {when}: {len(block.reports)} {state.label}">{text}</a></td>\n',
+            f'<section class="block" id="{anchor}" tabindex="-1"><h3><span class="swatch '
+            f's-{state.key}" style="background-color: {state.colour}" aria-hidden="true">'
+            f"{state.letter}</span> {name}, {when}: {state.label}</h3><ul>{items}</ul></section>\n")

@@ -4,6 +4,7 @@ store gives one query's worth of rows, grid/history/feed shape them, templates p
 
 from __future__ import annotations
 
+from functools import partial
 from urllib.parse import quote
 
 from starlette.requests import Request
@@ -11,9 +12,9 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from sathub.db import connect
-from sathub.status import csrf, feed, grid, grid_html, history, page_store, rules, store, submit_page, times
+from sathub.status import feed, grid, grid_html, history, page_store, rules, store, submit_page, times
 from sathub.status.cache import answers_of
-from sathub.status.templating import environment, render, static_file, static_response
+from sathub.status.templating import CachedPage, environment, not_modified, render, static_file, static_response
 from sathub.web import engine_of, route, settings_of, site_url
 
 RECENT_REPORTS = 100
@@ -64,25 +65,24 @@ def form_choices(now) -> dict:
 
 async def status_page(request: Request) -> Response:
     now = times.utc_now()
-    today = now.date()
     site = site_url(request)
-
-    def build(conn):
-        rows = page_store.grid_window(conn, grid.first_day(today), today)
-        status_grid = grid.build_grid(today, (grid.Report(*row) for row in rows))
-        return status_grid, grid_html.render(status_grid, site), page_store.catalog_names(conn)
-
-    # The grid is the costly part; it is the same for everyone until the data or the day changes.
     answers = answers_of(request)
-    status_grid, markup, catalog = await answers.get(("status_page", today, site), answers.revision(), build)
-    settings = settings_of(request)
-    token = csrf.make_token(csrf.signing_secret(settings.secret_key), submit_page.client_address(request))
-    return render(request, "status.html", site=site, grid=status_grid,
-                  day_headers=grid.day_headers(today), legend=grid.LEGEND, catalog=catalog,
-                  form=form_choices(now), csrf_field=csrf.TOKEN_FIELD, csrf_token=token,
-                  markup=markup, footer=footer_line(request),
-                  report_labels=submit_page.REPORT_CHOICES,
-                  headers={"Cache-Control": "no-cache"})
+    # The same page for everyone until the data changes or, through the form's preselected date
+    # and time, the quarter-hour does: rendered and gzipped once, then served as bytes.
+    quarter = (now.date(), now.hour, rules.period_of_minute(now.minute))
+    page = await answers.get(("status_page", site), (answers.revision(), quarter),
+                             partial(_status_page, site, now, footer_line(request)))
+    return page.response(request, {"Cache-Control": "no-cache"})
+
+
+def _status_page(site: str, now, footer: str | None, conn) -> CachedPage:
+    today = now.date()
+    rows = page_store.grid_window(conn, grid.first_day(today), today)
+    status_grid = grid.build_grid(today, (grid.Report(*row) for row in rows))
+    return CachedPage.render("status.html", site=site, grid=status_grid, markup=grid_html.render(status_grid, site),
+                             day_headers=grid.day_headers(today), legend=grid.LEGEND,
+                             catalog=page_store.catalog_names(conn), form=form_choices(now), footer=footer,
+                             report_labels=submit_page.REPORT_CHOICES)
 
 
 def _lookup(request: Request, conn) -> tuple[str | None, str | None, object]:
@@ -129,7 +129,7 @@ async def satellite_feed(request: Request) -> Response:
         recent = page_store.recent_reports(conn, api_name, feed.ENTRIES)
     tag = feed.etag(api_name, [row.id for row in recent])
     headers = {"ETag": tag, "Cache-Control": "no-cache"}
-    if request.headers.get("if-none-match") == tag:
+    if not_modified(request, tag):
         return Response(status_code=304, headers=headers)
     updated = (feed.entry_time(recent[0].day, recent[0].hour, recent[0].period) if recent
                else times.iso_z(times.utc_now()))

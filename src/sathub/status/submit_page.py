@@ -19,12 +19,17 @@ from sathub.status.templating import render
 from sathub.web import BodyTooLarge, engine_of, read_body, settings_of, site_url
 
 REPORT_CHOICES = form.FORM_REPORT_LABELS
-FOREIGN = ("This report was sent from another web site. Please submit it from the status page, "
-           "which adds the security token this request lacks.")
+FOREIGN = ("This report was sent from another web site. Please submit it from the status page "
+           "and confirm it there: the confirmation adds the security token this request lacks.")
 
 
 def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
+
+
+def secret_of(request: Request) -> str:
+    """The key the CSRF tokens are signed with."""
+    return csrf.signing_secret(settings_of(request).secret_key)
 
 
 def own_origins(request: Request) -> set[str]:
@@ -58,14 +63,16 @@ async def submit(request: Request) -> Response:
     fields = form.read_fields(post, request.query_params)
     if not form.is_submitted(fields):
         return HTMLResponse("<html>\n<body>\n</body>\n</html>\n")
-    settings = settings_of(request)
     address = client_address(request)
-    if csrf.is_foreign(request.headers, own_origins(request)):
+    storing = fields["Confirm"] == "yes"
+    # Only a store needs the token: the confirmation page changes nothing, and its Yes link
+    # carries one, so the status page itself stays the same for everyone (and cacheable).
+    if storing and csrf.is_foreign(request.headers, own_origins(request)):
         token = post.get(csrf.TOKEN_FIELD) or request.query_params.get(csrf.TOKEN_FIELD, "")
-        if not csrf.token_is_valid(csrf.signing_secret(settings.secret_key), address, token):
+        if not csrf.token_is_valid(secret_of(request), address, token):
             return _refusal(request, FOREIGN, 403)
     # In a worker thread: waiting for the write lock must not stall this process's other requests.
-    return await run_in_threadpool(_check_and_store, request, fields, address, fields["Confirm"] == "yes")
+    return await run_in_threadpool(_check_and_store, request, fields, address, storing)
 
 
 def _check_and_store(request: Request, fields: dict, address: str, storing: bool) -> Response:
@@ -88,7 +95,8 @@ def _check_and_store(request: Request, fields: dict, address: str, storing: bool
         if api_name is None:
             return _refusal(request, form.UNKNOWN_SATELLITE, 422)
         if not storing:
-            return render(request, "submit_confirm.html", site=site_url(request), entry=checked)
+            return render(request, "submit_confirm.html", site=site_url(request), entry=checked,
+                          csrf_field=csrf.TOKEN_FIELD, csrf_token=csrf.make_token(secret_of(request), address))
         stored = store.insert_or_replace_report(
             conn, name=api_name, day=checked.heard_on, hour=checked.hour_number, period=checked.period_number,
             callsign=checked.callsign, report=checked.report, grid_square=checked.grid_square)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
@@ -16,14 +17,60 @@ environment = Environment(loader=PackageLoader("sathub.status", "templates"), au
                           undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 _GZIP_MINIMUM = 1024
+HTML = "text/html; charset=utf-8"
 
 
 def render(request: Request, template: str, status: int = 200, headers: dict | None = None,
-           media_type: str = "text/html; charset=utf-8", **context) -> Response:
+           media_type: str = HTML, **context) -> Response:
     body = environment.get_template(template).render(**context).encode()
+    compressed = _compress(body) if _accepts_gzip(request) else None
+    return _response(body, compressed, status, headers, media_type)
+
+
+@dataclass(frozen=True)
+class CachedPage:
+    """A page rendered once and served to many: its bytes, their gzip form and a validator."""
+    body: bytes
+    gzipped: bytes | None
+    etag: str
+
+    @classmethod
+    def render(cls, template: str, **context) -> "CachedPage":
+        body = environment.get_template(template).render(**context).encode()
+        gzipped = _compress(body)
+        # Of the gzip form (deterministic, and a fraction of the body to hash). Weak: both forms
+        # share it, which only a weak validator may do.
+        digest = hashlib.blake2b(body if gzipped is None else gzipped, digest_size=12).hexdigest()
+        return cls(body, gzipped, f'W/"{digest}"')
+
+    def response(self, request: Request, headers: dict) -> Response:
+        headers = {"ETag": self.etag, **headers}
+        if not_modified(request, self.etag):
+            return Response(status_code=304, headers={"Vary": "Accept-Encoding", **headers})
+        return _response(self.body, self.gzipped if _accepts_gzip(request) else None, 200, headers, HTML)
+
+
+def not_modified(request: Request, etag: str) -> bool:
+    """If-None-Match names `etag` (or is `*`): the client's copy is current."""
+    wanted = {tag.strip() for tag in request.headers.get("if-none-match", "").split(",")}
+    return etag in wanted or "*" in wanted
+
+
+def _accepts_gzip(request: Request) -> bool:
+    return "gzip" in request.headers.get("accept-encoding", "")
+
+
+def _compress(body: bytes) -> bytes | None:
+    if len(body) < _GZIP_MINIMUM:
+        return None
+    return gzip.compress(body, compresslevel=1, mtime=0)  # big pages: speed over the last 20%
+
+
+def _response(body: bytes, compressed: bytes | None, status: int, headers: dict | None,
+              media_type: str) -> Response:
     headers = {"Content-Type": media_type, "Vary": "Accept-Encoding", **(headers or {})}
-    if len(body) >= _GZIP_MINIMUM and "gzip" in request.headers.get("accept-encoding", ""):
-        body = gzip.compress(body, compresslevel=1)  # big pages: speed over the last 20%
+    if compressed is not None:
+        body = compressed
         headers["Content-Encoding"] = "gzip"
     return Response(body, status_code=status, headers=headers)
 
@@ -38,6 +85,6 @@ def static_file(name: str) -> tuple[bytes, str]:
 def static_response(request: Request, name: str, media_type: str) -> Response:
     data, digest = static_file(name)
     headers = {"ETag": f'"{digest}"', "Cache-Control": "public, max-age=86400"}
-    if request.headers.get("if-none-match") == headers["ETag"]:
+    if not_modified(request, headers["ETag"]):
         return Response(status_code=304, headers=headers)
     return Response(data, media_type=media_type, headers=headers)
