@@ -1,21 +1,24 @@
 """Server-side time of GET requests: the ASGI app called directly (no TestClient, no HTTP), median of
 200 after 30 warm-ups, and the first request alone (interface A computes and caches its answers
 then). With --misses N, also the median of N requests each made with an empty answer cache (what
-the first request after a write costs). Usage:
+the first request after a write costs; the status page still reuses the markup of its unchanged
+blocks, as it does after a write), and with --cold the block markup is forgotten too. Usage:
 
-    asgi_time.py DATABASE_URL PATH... [--gzip] [--misses N]
+    asgi_time.py DATABASE_URL PATH... [--gzip] [--misses N [--cold]]
 """
 import argparse, asyncio, statistics, time, warnings
 warnings.simplefilter("ignore")
 from sathub.app import create_app
 from sathub.config import Settings
 from sathub.db import create_engine
+from sathub.status import grid_html
 
 parser = argparse.ArgumentParser()
 parser.add_argument("url")
 parser.add_argument("paths", nargs="+")
 parser.add_argument("--gzip", action="store_true", help="send Accept-Encoding: gzip, as browsers do")
 parser.add_argument("--misses", type=int, default=0)
+parser.add_argument("--cold", action="store_true")
 args = parser.parse_args()
 app = create_app(Settings(database_url=args.url, base_url="http://x"), engine=create_engine(args.url))
 headers = [(b"host", b"x")] + ([(b"accept-encoding", b"gzip, deflate, br")] if args.gzip else [])
@@ -37,6 +40,8 @@ async def get(path):
 async def timed(path, clear=False):
     if clear:
         app.state.answers._entries.clear()
+        if args.cold:
+            grid_html._printed.clear()
     started = time.perf_counter()
     size = await get(path)
     return (time.perf_counter() - started) * 1000, size
