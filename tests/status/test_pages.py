@@ -124,6 +124,7 @@ def test_every_block_has_a_keyboard_reachable_details_section(client, seeded):
     stored = store_report(seeded, "AO-91", now_minus(hours=0).replace(minute=5), grid="FN42")
     html = client.get("/").text
     assert f'href="#a{stored.id}"' in html
+    assert re.search(r'aria-label="AO-91 \w+ \d+, \d\d:00-\d\d:59 UTC: Sat/Mode Active, 1 report"', html)
     section = html.split(f'id="a{stored.id}" tabindex="-1">')[1].split("</section>")[0]
     assert "Sat/Mode Active" in section and "W1AW · FN42" in section
 

@@ -88,6 +88,10 @@ def render(grid: Grid, site: str) -> GridMarkup:
     return GridMarkup(Markup("".join(tips)), Markup("".join(rows)), Markup("".join(details)))
 
 
+def _reports(count: int) -> str:
+    return "1 report" if count == 1 else f"{count} reports"
+
+
 def _print_block(block: Block, name: str, when: str) -> tuple[str, str, str]:
     """A block's tooltip statement, grid cell and details section."""
     state, text = block.look
@@ -98,7 +102,7 @@ def _print_block(block: Block, name: str, when: str) -> tuple[str, str, str]:
     return (f"tips.{anchor} = new Array( 5, 5, 120, '{tooltip}');\n",
             f'<td width=9 bgcolor="{state.colour}" class="s-{state.key}"><a href="#{anchor}" '
             f"onMouseOver=docTips.show('{anchor}') onMouseOut=docTips.hide() "
-            f'aria-label="{name} {when}: {len(block.reports)} {state.label}">{text}</a></td>\n',
+            f'aria-label="{name} {when}: {state.label}, {_reports(len(block.reports))}">{text}</a></td>\n',
             f'<section class="block" id="{anchor}" tabindex="-1"><h3><span class="swatch '
             f's-{state.key}" style="background-color: {state.colour}" aria-hidden="true">'
             f"{state.letter}</span> {name}, {when}: {state.label}</h3><ul>{items}</ul></section>\n")
