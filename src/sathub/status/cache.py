@@ -16,7 +16,8 @@ from typing import TypeVar
 from sqlalchemy.engine import Connection, Engine
 from starlette.concurrency import run_in_threadpool
 
-from sathub.db import RevisionProbe, connect
+from sathub.db import connect
+from sathub.revision import RevisionProbe
 
 T = TypeVar("T")
 
@@ -29,9 +30,9 @@ class AnswerCache:
         self._entries: OrderedDict[Hashable, tuple[int | tuple, object]] = OrderedDict()
         self._computing: dict[tuple[Hashable, int | tuple], asyncio.Future] = {}
 
-    def revision(self) -> int:
+    async def revision(self) -> int:
         """The current data revision; raises DatabaseUnavailable when the database is away."""
-        return self.probe.read()
+        return await self.probe.current()
 
     async def get(self, key: Hashable, revision: int | tuple, compute: Callable[[Connection], T]) -> T:
         """The answer for `key` at `revision` (the data revision, or a tuple starting with it when
