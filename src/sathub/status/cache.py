@@ -16,8 +16,7 @@ from typing import TypeVar
 from sqlalchemy.engine import Connection, Engine
 from starlette.concurrency import run_in_threadpool
 
-from sathub.db import connect
-from sathub.revision import RevisionProbe
+from sathub.db import RevisionProbe, connect
 
 T = TypeVar("T")
 
@@ -30,9 +29,9 @@ class AnswerCache:
         self._entries: OrderedDict[Hashable, tuple[int | tuple, object]] = OrderedDict()
         self._computing: dict[tuple[Hashable, int | tuple], asyncio.Future] = {}
 
-    async def revision(self) -> int:
+    def revision(self) -> int:
         """The current data revision; raises DatabaseUnavailable when the database is away."""
-        return await self.probe.current()
+        return self.probe.read()
 
     async def get(self, key: Hashable, revision: int | tuple, compute: Callable[[Connection], T]) -> T:
         """The answer for `key` at `revision` (the data revision, or a tuple starting with it when

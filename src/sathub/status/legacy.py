@@ -23,7 +23,7 @@ async def satellites(request: Request) -> Response:
                                   "website": row.website} for row in store.catalog(conn)])
 
     answers = answers_of(request)
-    return legacy_array(request, await answers.get(("satellites",), await answers.revision(), render))
+    return legacy_array(request, await answers.get(("satellites",), answers.revision(), render))
 
 
 def sat_info_hours(raw: str | None) -> int:
@@ -48,8 +48,7 @@ async def sat_info(request: Request) -> Response:
                                  for row in store.sat_info(conn, name, window)])
 
     answers = answers_of(request)
-    revision = await answers.revision()
-    return legacy_array(request, await answers.get(("sat_info", name.lower(), window), revision, render))
+    return legacy_array(request, await answers.get(("sat_info", name.lower(), window), answers.revision(), render))
 
 
 def routes() -> list[Route]:

@@ -70,7 +70,7 @@ async def status_page(request: Request) -> Response:
     # The same page for everyone until the data changes or, through the form's preselected date
     # and time, the quarter-hour does: rendered and gzipped once, then served as bytes.
     quarter = (now.date(), now.hour, rules.period_of_minute(now.minute))
-    page = await answers.get(("status_page", site), (await answers.revision(), quarter),
+    page = await answers.get(("status_page", site), (answers.revision(), quarter),
                              partial(_status_page, site, now, footer_line(request)))
     return page.response(request, {"Cache-Control": "no-cache"})
 
