@@ -61,7 +61,7 @@ def test_every_admin_url_refuses_an_anonymous_request(client, seeded, method, pa
 
 
 def test_a_forged_session_cookie_is_anonymous(client, seeded):
-    client.cookies.set(sessions.COOKIE, sessions.encode("another-secret", sessions.new_session("admin")))
+    client.cookies.set(sessions.COOKIE, sessions.encode("another-secret", sessions.new_session("admin", 0)))
     assert client.get("/admin/dashboard.php", follow_redirects=False).status_code == 302
 
 
@@ -104,6 +104,17 @@ def test_a_wrong_password_is_answered_slowly(client, seeded, monkeypatch):
     started = time.monotonic()
     client.post("/admin/login.php", data={"username": "admin", "password": "wrong"})
     assert time.monotonic() - started >= 0.3
+
+
+def test_an_unknown_user_and_a_wrong_password_fail_in_the_same_time(client, seeded, monkeypatch):
+    # The seeded hash has bcrypt cost 4, the dummy hash of unknown users the default 12.
+    monkeypatch.setattr(admin, "FAILED_LOGIN_DELAY", 1.0)
+    durations = []
+    for username in ("admin", "nobody"):
+        started = time.monotonic()
+        client.post("/admin/login.php", data={"username": username, "password": "wrong"})
+        durations.append(time.monotonic() - started)
+    assert min(durations) >= 1.0 and abs(durations[0] - durations[1]) < 0.15
 
 
 def test_logins_are_rate_limited_per_client(client, seeded):
@@ -217,9 +228,30 @@ def test_manage_with_an_empty_catalog_says_0_results(client, engine):
     assert "0 results" in client.get("/admin/manage_satellites.php").text
 
 
-def test_logout_ends_the_session(client, seeded):
+def test_logout_ends_the_session_and_every_copy_of_its_cookie(client, seeded):
     log_in(client)
+    copied = client.cookies.get(sessions.COOKIE)
     token = token_of(client.get("/admin/dashboard.php").text)
     response = client.post("/admin/logout.php", headers=BROWSER, data={"csrf_token": token}, follow_redirects=False)
     assert response.headers["location"] == f"{SITE}/admin/index.php"
     assert client.get("/admin/dashboard.php", follow_redirects=False).status_code == 302
+    client.cookies.set(sessions.COOKIE, copied)
+    assert client.get("/admin/dashboard.php", follow_redirects=False).status_code == 302
+    client.cookies.clear()
+    log_in(client)  # a new login works again
+    assert client.get("/admin/dashboard.php", follow_redirects=False).status_code == 200
+
+
+def test_a_new_password_ends_the_users_sessions(client, seeded):
+    log_in(client)
+    assert client.get("/admin/dashboard.php", follow_redirects=False).status_code == 200
+    with db.connect(seeded, write=True) as conn:
+        store.save_user(conn, "admin", bcrypt.hashpw(b"new horse", bcrypt.gensalt(4)).decode())
+    assert client.get("/admin/dashboard.php", follow_redirects=False).status_code == 302
+
+
+def test_a_valid_cookie_of_a_user_that_does_not_exist_is_anonymous(client, seeded):
+    client.cookies.set(sessions.COOKIE, sessions.encode("test-secret", sessions.new_session("ghost", 0)))
+    assert client.get("/admin/dashboard.php", follow_redirects=False).status_code == 302
+    client.cookies.set(sessions.COOKIE, sessions.encode("test-secret", sessions.new_session("admin", 0)))
+    assert client.get("/admin/dashboard.php", follow_redirects=False).status_code == 200

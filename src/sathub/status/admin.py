@@ -26,14 +26,17 @@ from sathub.status.submit_page import client_address, own_origins, secret_of
 from sathub.status.templating import render, static_response
 from sathub.web import BodyTooLarge, engine_of, read_body, route, settings_of, site_url
 
-FAILED_LOGIN_DELAY = 1.0  # seconds; with bcrypt's own cost this makes guessing slow
+# Every failed login is answered this long (seconds) after its password check began, whatever
+# the check cost: an unknown user (checked against a dummy hash) and a user whose imported hash
+# has a lower bcrypt cost fail in the same time, and guessing is slow.
+FAILED_LOGIN_DELAY = 1.0
 LOGIN_ATTEMPTS_PER_MINUTE = 10
 _INTEGER = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
 
 
 @lru_cache(maxsize=1)
 def _dummy_hash() -> str:
-    """Checked against when the user does not exist, so both failures cost the same time."""
+    """Checked against when the user does not exist, so that the check is not skipped."""
     return hash_password("no such user")
 
 
@@ -76,7 +79,7 @@ def admin_only(changes: bool = False):
         @functools.wraps(handler)
         async def run(request: Request) -> Response:
             session = sessions.decode(secret_of(request), request.cookies.get(sessions.COOKIE))
-            if session is None:
+            if session is None or not _is_current(request, session):
                 return RedirectResponse(f"{site_url(request)}/admin/index.php", status_code=302)
             try:
                 fields = await _fields(request)
@@ -92,6 +95,13 @@ def admin_only(changes: bool = False):
         return run
 
     return decorate
+
+
+def _is_current(request: Request, session: sessions.Session) -> bool:
+    """The session's user still exists and has neither logged out nor changed password since."""
+    with connect(engine_of(request)) as conn:
+        user = store.admin_user(conn, session.username)
+    return user is not None and user.session_generation == session.generation
 
 
 async def login_form(request: Request) -> Response:
@@ -115,18 +125,20 @@ async def login(request: Request) -> Response:
     start = rate_limit.window_start(now)
     with connect(engine_of(request), write=True) as conn:
         hits = page_store.count_hit(conn, rate_limit.client_key("login", address), start)
-        stored_hash = store.password_hash_of(conn, username) if username else None
+        user = store.admin_user(conn, username) if username else None
+    stored_hash = user.password if user else None
     verdict = rate_limit.judge(hits, LOGIN_ATTEMPTS_PER_MINUTE, start, now)
     if not verdict.allowed:
         return _message(request, None, f"Too many login attempts. Please try again in {verdict.retry_after} "
                         "seconds.", status=429, headers={"Retry-After": str(verdict.retry_after)})
+    checking = time.monotonic()
     matches = await run_in_threadpool(verify_password, password, stored_hash or _dummy_hash())
     if not (matches and stored_hash):
-        await asyncio.sleep(FAILED_LOGIN_DELAY)
+        await asyncio.sleep(max(0.0, checking + FAILED_LOGIN_DELAY - time.monotonic()))
         token = csrf.make_token(secret_of(request), address)
         return _page(request, "admin_login.html", login_token=token, failed=True)
     response = RedirectResponse(f"{site}/admin/dashboard.php", status_code=302)
-    cookie = sessions.encode(secret_of(request), sessions.new_session(username))
+    cookie = sessions.encode(secret_of(request), sessions.new_session(username, user.session_generation))
     response.set_cookie(sessions.COOKIE, cookie, **sessions.cookie_options(site, f"{settings_of(request).prefix}/admin"))
     return response
 
@@ -134,6 +146,8 @@ async def login(request: Request) -> Response:
 @admin_only(changes=True)
 async def logout(request: Request, session, fields) -> Response:
     site = site_url(request)
+    with connect(engine_of(request), write=True) as conn:
+        store.end_sessions(conn, session.username)  # copies of the cookie elsewhere end too
     response = RedirectResponse(f"{site}/admin/index.php", status_code=302)
     response.delete_cookie(sessions.COOKIE, path=f"{settings_of(request).prefix}/admin")
     return response

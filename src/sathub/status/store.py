@@ -268,14 +268,28 @@ def summary(conn: Connection, window: Window) -> list[sa.Row]:
 # --- administrators ---
 
 def save_user(conn: Connection, username: str, password_hash: str, email: str = "") -> None:
+    """Create a user, or set a new password (which ends the user's sessions)."""
     updated = conn.execute(users.update().where(users.c.username == username)
-                           .values(password=password_hash, email=email)).rowcount
+                           .values(password=password_hash, email=email,
+                                   session_generation=users.c.session_generation + 1)).rowcount
     if not updated:
         conn.execute(users.insert().values(username=username, password=password_hash, email=email))
 
 
+def admin_user(conn: Connection, username: str) -> sa.Row | None:
+    """(password, session_generation) of a user."""
+    query = sa.select(users.c.password, users.c.session_generation).where(users.c.username == username)
+    return conn.execute(query).first()
+
+
 def password_hash_of(conn: Connection, username: str) -> str | None:
-    return conn.execute(sa.select(users.c.password).where(users.c.username == username)).scalar()
+    user = admin_user(conn, username)
+    return user.password if user else None
+
+
+def end_sessions(conn: Connection, username: str) -> None:
+    conn.execute(users.update().where(users.c.username == username)
+                 .values(session_generation=users.c.session_generation + 1))
 
 
 # --- bulk import (sathub status import-legacy) ---

@@ -46,6 +46,7 @@ users = sa.Table(
     sa.Column("username", sa.String(64), nullable=False, unique=True),
     sa.Column("password", sa.String(255), nullable=False),
     sa.Column("email", sa.String(255), nullable=False, server_default=""),
+    sa.Column("session_generation", sa.Integer, nullable=False, server_default="0"),  # 0005
 )
 
 rate_limits = sa.Table(
