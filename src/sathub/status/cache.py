@@ -17,16 +17,21 @@ from sqlalchemy.engine import Connection, Engine
 from starlette.concurrency import run_in_threadpool
 
 from sathub.db import RevisionProbe, connect
+from sathub.status.templating import CachedPage
 
 T = TypeVar("T")
 
 
 class AnswerCache:
-    def __init__(self, engine: Engine, size: int = 1024):
+    def __init__(self, engine: Engine, size: int = 1024, max_bytes: int = 256 * 2**20):
         self.engine = engine
         self.probe = RevisionProbe(engine)
         self._size = size
-        self._entries: OrderedDict[Hashable, tuple[int | tuple, object]] = OrderedDict()
+        # Answers are bytes of very different sizes (a 300-byte array, a 23 MB status page), and
+        # without a configured base URL the Host header is part of their keys: bound both.
+        self._max_bytes = max_bytes
+        self._bytes = 0
+        self._entries: OrderedDict[Hashable, tuple[int | tuple, object, int]] = OrderedDict()
         self._computing: dict[tuple[Hashable, int | tuple], asyncio.Future] = {}
 
     def revision(self) -> int:
@@ -57,16 +62,30 @@ class AnswerCache:
         if computing.cancelled() or computing.exception() is not None:
             return  # exception() marks it retrieved, whoever awaited it
         newer = self._entries.get(key)
-        if newer is not None and newer[0] > revision:
-            return
-        self._entries[key] = (revision, computing.result())
+        if newer is not None:
+            if newer[0] > revision:
+                return
+            self._bytes -= newer[2]
+        answer = computing.result()
+        weight = _weight(answer)
+        self._entries[key] = (revision, answer, weight)
         self._entries.move_to_end(key)
-        if len(self._entries) > self._size:
-            self._entries.popitem(last=False)
+        self._bytes += weight
+        while len(self._entries) > self._size or (self._bytes > self._max_bytes and len(self._entries) > 1):
+            self._bytes -= self._entries.popitem(last=False)[1][2]
 
     def _compute(self, compute: Callable[[Connection], T]) -> T:
         with connect(self.engine) as conn:
             return compute(conn)
+
+
+def _weight(answer: object) -> int:
+    """Bytes an answer holds: its body (and gzip form) for pages, its length for bodies."""
+    if isinstance(answer, bytes):
+        return len(answer)
+    if isinstance(answer, CachedPage):
+        return len(answer.body) + len(answer.gzipped or b"")
+    return 0
 
 
 def answers_of(request) -> AnswerCache:

@@ -1,0 +1,101 @@
+"""The per-process answer cache: answers live while their revision is current, concurrent misses
+share one computation, and the cache stays within its entry and byte bounds."""
+
+import asyncio
+
+from sathub.status.cache import AnswerCache
+from sathub.status.templating import CachedPage
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+def counting(answer):
+    calls = []
+
+    def compute(conn):
+        calls.append(conn)
+        return answer
+
+    return compute, calls
+
+
+def test_an_answer_is_kept_while_its_revision_is_current(engine):
+    cache = AnswerCache(engine)
+    compute, calls = counting(b"answer")
+
+    async def scenario():
+        revision = cache.revision()
+        first = await cache.get("key", revision, compute)
+        again = await cache.get("key", revision, compute)
+        after_a_write = await cache.get("key", revision + 1, compute)
+        return first, again, after_a_write
+
+    assert run(scenario()) == (b"answer", b"answer", b"answer")
+    assert len(calls) == 2
+
+
+def test_concurrent_misses_share_one_computation(engine):
+    cache = AnswerCache(engine)
+    compute, calls = counting(b"shared")
+
+    async def scenario():
+        return await asyncio.gather(*(cache.get("key", 1, compute) for _ in range(20)))
+
+    assert run(scenario()) == [b"shared"] * 20
+    assert len(calls) == 1
+
+
+def test_an_older_computation_never_replaces_a_newer_answer(engine):
+    cache = AnswerCache(engine)
+
+    async def scenario():
+        await cache.get("key", 5, lambda conn: b"new")
+        await cache.get("key", 4, lambda conn: b"old")  # a request that read the revision earlier
+        return await cache.get("key", 5, lambda conn: b"recomputed")
+
+    assert run(scenario()) == b"new"
+
+
+def test_tuple_revisions_carry_the_time_the_answer_also_depends_on(engine):
+    cache = AnswerCache(engine)
+
+    async def scenario():
+        first = await cache.get("page", (7, "08:00"), lambda conn: b"08:00")
+        later = await cache.get("page", (7, "08:15"), lambda conn: b"08:15")
+        stale = await cache.get("page", (7, "08:00"), lambda conn: b"recomputed")
+        return first, later, stale
+
+    assert run(scenario()) == (b"08:00", b"08:15", b"recomputed")
+
+
+def test_the_cache_stays_within_its_bytes(engine):
+    cache = AnswerCache(engine, max_bytes=2500)
+    page = CachedPage(b"x" * 1000, b"y" * 200, 'W/"t"')
+
+    async def scenario():
+        for key in ("a", "b", "c"):
+            await cache.get(key, 1, lambda conn: page)
+        await cache.get("d", 1, lambda conn: b"z" * 300)
+        compute, calls = counting(page)
+        await cache.get("a", 1, compute)  # evicted first: least recently used
+        await cache.get("d", 1, compute)  # still there
+        return calls
+
+    assert len(run(scenario())) == 1
+    assert cache._bytes <= 2500
+
+
+def test_the_cache_stays_within_its_entries(engine):
+    cache = AnswerCache(engine, size=3)
+
+    async def scenario():
+        for key in range(5):
+            await cache.get(key, 1, lambda conn: b"answer")
+        compute, calls = counting(b"again")
+        await cache.get(0, 1, compute)
+        await cache.get(4, 1, compute)
+        return calls
+
+    assert len(run(scenario())) == 1
