@@ -1,8 +1,7 @@
-"""Pure parts of a satellite's Atom feed (RFC 4287): entry times and the feed's validator."""
+"""Pure parts of a satellite's Atom feed (RFC 4287): its size and its entries' times."""
 
 from __future__ import annotations
 
-import hashlib
 from datetime import date
 
 ENTRIES = 50
@@ -14,8 +13,3 @@ _QUARTER_START = {0: 0, 1: 16, 2: 31, 3: 46}
 def entry_time(day: date, hour: int, period: int) -> str:
     return f"{day.isoformat()}T{hour:02d}:{_QUARTER_START.get(period, 0):02d}:00Z"
 
-
-def etag(name: str, newest_ids: list[int]) -> str:
-    """Changes whenever an entry is added or replaced (replacements get new ids)."""
-    digest = hashlib.sha256(f"{name.lower()}|{','.join(map(str, newest_ids))}".encode()).hexdigest()
-    return f'"{digest[:20]}"'

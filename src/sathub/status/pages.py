@@ -11,11 +11,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from sathub.db import connect
 from sathub.status import feed, grid, grid_html, history, page_store, rules, store, submit_page, times
 from sathub.status.cache import answers_of
-from sathub.status.templating import CachedPage, environment, not_modified, render, static_file, static_response
-from sathub.web import engine_of, route, settings_of, site_url
+from sathub.status.templating import CachedPage, environment, render, static_file, static_response
+from sathub.web import route, settings_of, site_url
 
 RECENT_REPORTS = 100
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -85,57 +84,60 @@ def _status_page(site: str, now, footer: str | None, conn) -> CachedPage:
                              report_labels=submit_page.REPORT_CHOICES)
 
 
-def _lookup(request: Request, conn) -> tuple[str | None, str | None, object]:
-    """(API name as stored, canonical URL to redirect to, catalog entry) of the path's name."""
-    name = request.path_params["name"]
-    entry = page_store.satellite_entry(conn, name)
-    api_name = entry.api_name if entry else page_store.stored_name(conn, name)
-    if api_name is None:
-        current = store.resolve_api_name(conn, name)  # a display name or a retired name
-        return None, current, None
-    return api_name, None, entry
-
-
 def _not_found(request: Request, name: str) -> Response:
     return render(request, "not_found.html", status=404, site=site_url(request), name=name)
 
 
 async def satellite_page(request: Request) -> Response:
-    today = times.utc_now().date()
-    site = site_url(request)
-    with connect(engine_of(request)) as conn:
-        api_name, current, entry = _lookup(request, conn)
-        if api_name is None:
-            if current:
-                return RedirectResponse(satellite_url(site, current), status_code=301)
-            return _not_found(request, request.path_params["name"])
-        counts = page_store.history(conn, api_name, history.first_day(today))
-        recent = page_store.recent_reports(conn, api_name, RECENT_REPORTS)
-    strip = history.build_strip(today, counts)
-    return render(request, "satellite.html", site=site, name=api_name, entry=entry, strip=strip,
-                  recent=recent, latest=grid.latest_state(recent), legend=grid.LEGEND,
-                  read_time=times.read_form_time, period_label=grid.period_label,
-                  headers={"Cache-Control": "no-cache"})
+    return await _about_a_satellite(request, "satellite", _satellite_html, satellite_url)
 
 
 async def satellite_feed(request: Request) -> Response:
+    return await _about_a_satellite(request, "feed", _satellite_atom, feed_url)
+
+
+async def _about_a_satellite(request: Request, kind: str, build, url_of) -> Response:
+    """A satellite's page or feed, cached like the status page (per data revision and day). A
+    display name or a retired name redirects to the API name's URL; an unknown name is 404."""
     site = site_url(request)
-    with connect(engine_of(request)) as conn:
-        api_name, current, entry = _lookup(request, conn)
-        if api_name is None:
-            if current:
-                return RedirectResponse(feed_url(site, current), status_code=301)
-            return _not_found(request, request.path_params["name"])
-        recent = page_store.recent_reports(conn, api_name, feed.ENTRIES)
-    tag = feed.etag(api_name, [row.id for row in recent])
-    headers = {"ETag": tag, "Cache-Control": "no-cache"}
-    if not_modified(request, tag):
-        return Response(status_code=304, headers=headers)
+    name = request.path_params["name"]
+    today = times.utc_now().date()
+    answers = answers_of(request)
+    found = await answers.get((kind, site, name), (answers.revision(), today),
+                              partial(_find_and_build, name, partial(build, site, today)))
+    if isinstance(found, CachedPage):
+        return found.response(request, {"Cache-Control": "no-cache"})
+    if found is not None:
+        return RedirectResponse(url_of(site, found), status_code=301)
+    return _not_found(request, name)
+
+
+def _find_and_build(name: str, build, conn) -> CachedPage | str | None:
+    """The built answer about the satellite `name` is the API name of (as stored), else the
+    current name to redirect to, else None."""
+    entry = page_store.satellite_entry(conn, name)
+    api_name = entry.api_name if entry else page_store.stored_name(conn, name)
+    if api_name is None:
+        return store.resolve_api_name(conn, name)  # a display name or a retired name
+    return build(conn, api_name, entry)
+
+
+def _satellite_html(site: str, today, conn, api_name: str, entry) -> CachedPage:
+    counts = page_store.history(conn, api_name, history.first_day(today))
+    recent = page_store.recent_reports(conn, api_name, RECENT_REPORTS)
+    return CachedPage.render("satellite.html", site=site, name=api_name, entry=entry,
+                             strip=history.build_strip(today, counts), recent=recent,
+                             latest=grid.latest_state(recent), legend=grid.LEGEND, read_time=times.read_form_time,
+                             period_label=grid.period_label)
+
+
+def _satellite_atom(site: str, today, conn, api_name: str, entry) -> CachedPage:
+    recent = page_store.recent_reports(conn, api_name, feed.ENTRIES)
     updated = (feed.entry_time(recent[0].day, recent[0].hour, recent[0].period) if recent
                else times.iso_z(times.utc_now()))
-    return render(request, "feed.atom", media_type="application/atom+xml; charset=utf-8", headers=headers,
-                  site=site, name=api_name, entry=entry, reports=recent, updated=updated,
-                  entry_time=feed.entry_time, period_label=grid.period_label)
+    return CachedPage.render("feed.atom", media_type="application/atom+xml; charset=utf-8", site=site,
+                             name=api_name, entry=entry, reports=recent, updated=updated,
+                             entry_time=feed.entry_time, period_label=grid.period_label)
 
 
 _ASSETS = {"status.css": "text/css; charset=utf-8", "tooltips.js": "text/javascript; charset=utf-8"}

@@ -33,21 +33,23 @@ class CachedPage:
     body: bytes
     gzipped: bytes | None
     etag: str
+    media_type: str = HTML
 
     @classmethod
-    def render(cls, template: str, **context) -> "CachedPage":
+    def render(cls, template: str, media_type: str = HTML, **context) -> "CachedPage":
         body = environment.get_template(template).render(**context).encode()
         gzipped = _compress(body)
         # Of the gzip form (deterministic, and a fraction of the body to hash). Weak: both forms
         # share it, which only a weak validator may do.
         digest = hashlib.blake2b(body if gzipped is None else gzipped, digest_size=12).hexdigest()
-        return cls(body, gzipped, f'W/"{digest}"')
+        return cls(body, gzipped, f'W/"{digest}"', media_type)
 
     def response(self, request: Request, headers: dict) -> Response:
         headers = {"ETag": self.etag, **headers}
         if not_modified(request, self.etag):
             return Response(status_code=304, headers={"Vary": "Accept-Encoding", **headers})
-        return _response(self.body, self.gzipped if _accepts_gzip(request) else None, 200, headers, HTML)
+        return _response(self.body, self.gzipped if _accepts_gzip(request) else None, 200, headers,
+                         self.media_type)
 
 
 def not_modified(request: Request, etag: str) -> bool:
