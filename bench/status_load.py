@@ -96,8 +96,11 @@ def capture(base: str, method: str, path: str) -> dict:
 UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}
 
 
-def wrk(base: str, method: str, path: str, seconds: int, connections: int, threads: int) -> dict:
+def wrk(base: str, method: str, path: str, seconds: int, connections: int, threads: int,
+        headers: tuple[str, ...] = ()) -> dict:
     command = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "5s"]
+    for header in headers:
+        command += ["-H", header]
     if method == "POST":
         command += ["-s", str(POST_LUA)]
     text = subprocess.run([*command, base + path], capture_output=True, text=True, check=True).stdout
