@@ -58,54 +58,31 @@ class PrettyFragment(str):
 
 
 def php_pretty_json(value, indent: str = "") -> str:
-    """PHP json_encode(JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES): 4-space indent, \\uXXXX escapes."""
-    parts: list[str] = []
-    _pretty(value, indent, parts)
-    return "".join(parts)
-
-
-def _pretty(value, indent: str, out: list[str]) -> None:
-    if isinstance(value, PrettyFragment):
-        out.append(value)
-    elif isinstance(value, str):
-        out.append(encode_basestring_ascii(value))
-    elif value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, (int, float)):
-        out.append(json.dumps(value))
-    elif isinstance(value, dict):
+    """PHP json_encode(JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES): 4-space indent, \\uXXXX escapes.
+    Each container is joined in one pass (an answer holds up to 500 rows of 8 fields)."""
+    if isinstance(value, str):
+        return value if isinstance(value, PrettyFragment) else encode_basestring_ascii(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is int:
+        return int.__repr__(value)
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    inner = indent + "    "
+    if isinstance(value, dict):
         if not value:
-            out.append("{}")
-            return
-        inner = indent + "    "
-        out.append("{\n")
-        first = True
-        for key, item in value.items():
-            if not first:
-                out.append(",\n")
-            first = False
-            out.append(inner)
-            out.append(encode_basestring_ascii(key))
-            out.append(": ")
-            _pretty(item, inner, out)
-        out.append("\n" + indent + "}")
+            return "{}"
+        members = [f"{encode_basestring_ascii(key)}: {php_pretty_json(item, inner)}" for key, item in value.items()]
     else:
-        items = list(value)
-        if not items:
-            out.append("[]")
-            return
-        inner = indent + "    "
-        out.append("[\n")
-        for i, item in enumerate(items):
-            if i:
-                out.append(",\n")
-            out.append(inner)
-            _pretty(item, inner, out)
-        out.append("\n" + indent + "]")
+        members = [php_pretty_json(item, inner) for item in value]
+        if not members:
+            return "[]"
+    opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+    return f"{opening}\n{inner}" + f",\n{inner}".join(members) + f"\n{indent}{closing}"
 
 
 def php_compact_json(value) -> bytes:

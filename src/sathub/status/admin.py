@@ -12,7 +12,6 @@ import asyncio
 import functools
 import re
 import time
-from functools import lru_cache
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -21,7 +20,7 @@ from starlette.routing import Route
 
 from sathub.db import connect
 from sathub.status import admin_store, csrf, page_store, rate_limit, rules, sessions, store
-from sathub.status.passwords import hash_password, verify_password
+from sathub.status.passwords import verify_password
 from sathub.status.submit_page import client_address, own_origins, secret_of
 from sathub.status.templating import render, static_response
 from sathub.web import BodyTooLarge, engine_of, read_body, route, settings_of, site_url
@@ -34,10 +33,9 @@ LOGIN_ATTEMPTS_PER_MINUTE = 10
 _INTEGER = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
 
 
-@lru_cache(maxsize=1)
-def _dummy_hash() -> str:
-    """Checked against when the user does not exist, so that the check is not skipped."""
-    return hash_password("no such user")
+# Checked against when the user does not exist, so that the check is not skipped: the bcrypt
+# hash (cost 12) of random bytes nobody kept.
+DUMMY_HASH = "$2b$12$0uMIlPh6AbYIlHuaIZwFeeapg1xcRu9HU0djg3Wi82S8JR3wUxb0."
 
 
 def _integer(text: str | None) -> int | None:
@@ -132,7 +130,7 @@ async def login(request: Request) -> Response:
         return _message(request, None, f"Too many login attempts. Please try again in {verdict.retry_after} "
                         "seconds.", status=429, headers={"Retry-After": str(verdict.retry_after)})
     checking = time.monotonic()
-    matches = await run_in_threadpool(verify_password, password, stored_hash or _dummy_hash())
+    matches = await run_in_threadpool(verify_password, password, stored_hash or DUMMY_HASH)
     if not (matches and stored_hash):
         await asyncio.sleep(max(0.0, checking + FAILED_LOGIN_DELAY - time.monotonic()))
         token = csrf.make_token(secret_of(request), address)

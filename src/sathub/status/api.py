@@ -65,17 +65,13 @@ def window_since(hours: int, since_text: str | None = None) -> tuple[str, store.
     return times.iso_z(since), times.first_included_hour(since)
 
 
-def report_read_form(row) -> dict:
-    return {
-        "id": row.id,
-        "name": row.name,
-        "satellite_display_name": row.satellite_display_name,
-        "reported_time": times.read_form_time(row.day, row.hour),
-        "callsign": row.callsign,
-        "report": row.report,
-        "grid_square": row.grid_square,
-        "period": row.period,
-    }
+def report_read_forms(rows) -> list[dict]:
+    """The read form of store.search_reports rows, unpacked in its column order (a Row's attribute
+    access costs 3.5 times as much, and an answer holds up to 500 rows)."""
+    read_time = times.read_form_time
+    return [{"id": id_, "name": name, "satellite_display_name": display_name, "reported_time": read_time(day, hour),
+             "callsign": callsign, "report": report, "grid_square": grid_square, "period": period}
+            for id_, name, display_name, day, hour, callsign, report, grid_square, period in rows]
 
 
 @endpoint("GET")
@@ -143,7 +139,7 @@ async def search_reports(request: Request) -> Response:
     def render(conn) -> tuple[int, PrettyFragment]:
         rows = store.search_reports(conn, window=window, limit=limit, names=names, callsign=callsign,
                                     grid_square=grid, report=report)
-        return len(rows), PrettyFragment(php_pretty_json([report_read_form(row) for row in rows], "    "))
+        return len(rows), PrettyFragment(php_pretty_json(report_read_forms(rows), "    "))
 
     count, data = await answers.get(("reports", window, limit, names, callsign, grid, report), revision, render)
     return envelope(request, {"data": data, "meta": {"count": count, "limit": limit, "since": since,

@@ -223,7 +223,8 @@ def _count_new_report(conn: Connection, name: str, day: date, hour: int) -> None
 def search_reports(conn: Connection, *, window: Window, limit: int, names: tuple[str, ...] = (),
                    callsign: str | None = None, grid_square: str | None = None,
                    report: str | None = None) -> list[sa.Row]:
-    """`callsign` comes upper-cased (rules.ascii_upper)."""
+    """`callsign` comes upper-cased (rules.ascii_upper). api.report_read_forms unpacks the rows in
+    this column order."""
     query = (sa.select(reports.c.id, reports.c.name, _display_name, reports.c.day, reports.c.hour,
                        reports.c.callsign, reports.c.report, reports.c.grid_square, reports.c.period)
              .select_from(_with_catalog).where(_in_window(window)))
