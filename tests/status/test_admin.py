@@ -67,7 +67,9 @@ def test_a_forged_session_cookie_is_anonymous(client, seeded):
 
 def test_login_page_and_stylesheet(client, seeded):
     for path in ("/admin/", "/admin/index.php"):
-        html = client.get(path).text
+        page = client.get(path)
+        assert page.headers["x-frame-options"] == "SAMEORIGIN"
+        html = page.text
         assert "<title>Login</title>" in html and f'action="{SITE}/admin/login.php"' in html
         assert 'name="username"' in html and 'name="password"' in html and 'value="Login"' in html
     css = client.get("/admin/assets/global.css")

@@ -99,3 +99,14 @@ def test_the_cache_stays_within_its_entries(engine):
         return calls
 
     assert len(run(scenario())) == 1
+
+
+def test_rendered_text_and_tuples_of_it_count_towards_the_bytes(engine):
+    cache = AnswerCache(engine, max_bytes=2500)
+
+    async def scenario():
+        await cache.get("summary", 1, lambda conn: "s" * 1000)
+        await cache.get("reports", 1, lambda conn: (500, "r" * 1000))
+        return cache._bytes
+
+    assert run(scenario()) == 2000

@@ -92,6 +92,19 @@ def test_conditional_get_answers_304_until_a_report_arrives(client, seeded):
     assert client.get(URL, headers={"If-None-Match": etag}).status_code == 200
 
 
+def test_a_write_about_another_satellite_keeps_a_feed_not_modified(client, seeded):
+    seed_catalog(seeded, rows=[{"name": "AO-7_[U/v]", "display_name": "AO-7 Mode B", "website": ""},
+                               {"name": "FO-29", "display_name": "FO-29", "website": ""}])
+    empty = "/feeds/FO-29.atom"
+    empty_tag = client.get(empty).headers["etag"]
+    store_report(seeded, "AO-7_[U/v]", datetime.now(timezone.utc) - timedelta(minutes=5), callsign="DL1ABC")
+    assert client.get(empty, headers={"If-None-Match": empty_tag}).status_code == 304
+    tag = client.get(URL).headers["etag"]
+    store_report(seeded, "FO-29", datetime.now(timezone.utc) - timedelta(minutes=5), callsign="DL1ABC")
+    assert client.get(URL, headers={"If-None-Match": tag}).status_code == 304
+    assert client.get(empty, headers={"If-None-Match": empty_tag}).status_code == 200
+
+
 def test_unknown_satellite_feed_is_404(client, engine):
     assert client.get("/feeds/NOPE.atom").status_code == 404
 

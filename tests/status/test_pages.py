@@ -176,6 +176,9 @@ def test_the_page_is_revalidated_and_changes_as_soon_as_a_report_is_stored(clien
         "reported_at": when.strftime("%Y-%m-%dT%H:%M:%SZ")}).status_code == 201
     changed = client.get("/", headers={"If-None-Match": tag})
     assert changed.status_code == 200 and "K9NEW" in changed.text and changed.headers["etag"] != tag
+    new_tag = changed.headers["etag"]
+    assert client.get("/", headers={"If-None-Match": new_tag.removeprefix("W/")}).status_code == 304  # weak match
+    assert client.post("/", headers={"If-None-Match": new_tag}).status_code == 200  # only GET and HEAD get 304
 
 
 def test_deploy_facts_show_in_the_footer_only_when_both_are_configured(engine, settings):

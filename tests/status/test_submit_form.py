@@ -244,6 +244,19 @@ def test_a_cross_site_confirmation_stores_nothing_and_its_yes_link_carries_the_t
     assert len(stored(seeded)) == 1
 
 
+def test_submit_answers_may_not_be_framed_by_other_sites_but_the_status_page_may(client, seeded):
+    fields = now_fields()
+    del fields["Confirm"]
+    answers = [client.post("/submit.php", data=fields), client.get("/submit.php?" + urlencode(now_fields())),
+               client.get("/submit.php?" + urlencode(now_fields(SatCall="")))]
+    assert [answer.status_code for answer in answers] == [200, 200, 422]
+    for answer in answers:
+        assert answer.headers["x-frame-options"] == "SAMEORIGIN"
+        assert answer.headers["content-security-policy"] == "frame-ancestors 'self'"
+    page = client.get("/")
+    assert "x-frame-options" not in page.headers and 'action="http://sathub.test/submit.php" target="_top"' in page.text
+
+
 def test_the_status_page_is_the_same_for_every_client(client, seeded):
     first = client.get("/")
     second = TestClient(client.app, base_url="http://sathub.test", client=("10.9.9.9", 1234)).get("/")

@@ -60,7 +60,7 @@ def _page(request: Request, template: str, session: sessions.Session | None = No
     token = csrf.make_token(secret_of(request), session.nonce) if session else ""
     return render(request, template, status=status, site=site_url(request), session=session,
                   csrf_field=csrf.TOKEN_FIELD, csrf_token=token,
-                  headers={"Cache-Control": "no-store", **(headers or {})}, **context)
+                  headers={"Cache-Control": "no-store", **csrf.NOT_FRAMED, **(headers or {})}, **context)
 
 
 def _message(request: Request, session, message: str, link: str | None = None, link_text: str = "",
@@ -77,7 +77,7 @@ def admin_only(changes: bool = False):
         @functools.wraps(handler)
         async def run(request: Request) -> Response:
             session = sessions.decode(secret_of(request), request.cookies.get(sessions.COOKIE))
-            if session is None or not _is_current(request, session):
+            if session is None or not await run_in_threadpool(_is_current, request, session):
                 return RedirectResponse(f"{site_url(request)}/admin/index.php", status_code=302)
             try:
                 fields = await _fields(request)
@@ -100,6 +100,11 @@ def _is_current(request: Request, session: sessions.Session) -> bool:
     with connect(engine_of(request)) as conn:
         user = store.admin_user(conn, session.username)
     return user is not None and user.session_generation == session.generation
+
+
+def _end_sessions(request: Request, username: str) -> None:
+    with connect(engine_of(request), write=True) as conn:
+        store.end_sessions(conn, username)
 
 
 async def login_form(request: Request) -> Response:
@@ -144,8 +149,7 @@ async def login(request: Request) -> Response:
 @admin_only(changes=True)
 async def logout(request: Request, session, fields) -> Response:
     site = site_url(request)
-    with connect(engine_of(request), write=True) as conn:
-        store.end_sessions(conn, session.username)  # copies of the cookie elsewhere end too
+    await run_in_threadpool(_end_sessions, request, session.username)  # copies of the cookie end too
     response = RedirectResponse(f"{site}/admin/index.php", status_code=302)
     response.delete_cookie(sessions.COOKIE, path=f"{settings_of(request).prefix}/admin")
     return response

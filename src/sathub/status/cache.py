@@ -80,11 +80,14 @@ class AnswerCache:
 
 
 def _weight(answer: object) -> int:
-    """Bytes an answer holds: its body (and gzip form) for pages, its length for bodies."""
-    if isinstance(answer, bytes):
+    """About the bytes an answer holds: bodies, rendered text, pages (with their gzip form), and
+    the tuples some endpoints keep them in."""
+    if isinstance(answer, (bytes, str)):
         return len(answer)
     if isinstance(answer, CachedPage):
         return len(answer.body) + len(answer.gzipped or b"")
+    if isinstance(answer, (tuple, list)):
+        return sum(map(_weight, answer))
     return 0
 
 

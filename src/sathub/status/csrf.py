@@ -19,6 +19,9 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 TOKEN_FIELD = "csrf_token"
+# For the pages that confirm or make a change (submit.php, /admin/): another site must not show
+# them in a frame, where a disguised click on their button would be the user's own (clickjacking).
+NOT_FRAMED = {"X-Frame-Options": "SAMEORIGIN", "Content-Security-Policy": "frame-ancestors 'self'"}
 TOKEN_LIFETIME = 6 * 3600
 # Used only when no secret key is configured (a single-process development server).
 _PROCESS_SECRET = secrets.token_hex(32)

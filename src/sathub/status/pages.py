@@ -133,8 +133,10 @@ def _satellite_html(site: str, today, conn, api_name: str, entry) -> CachedPage:
 
 def _satellite_atom(site: str, today, conn, api_name: str, entry) -> CachedPage:
     recent = page_store.recent_reports(conn, api_name, feed.ENTRIES)
+    # Without entries: the start of the day, so that the bytes (and the ETag) only change with
+    # the feed's own reports, whichever process renders them and whatever else was written.
     updated = (feed.entry_time(recent[0].day, recent[0].hour, recent[0].period) if recent
-               else times.iso_z(times.utc_now()))
+               else f"{today.isoformat()}T00:00:00Z")
     return CachedPage.render("feed.atom", media_type="application/atom+xml; charset=utf-8", site=site,
                              name=api_name, entry=entry, reports=recent, updated=updated,
                              entry_time=feed.entry_time, period_label=grid.period_label)

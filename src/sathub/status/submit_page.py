@@ -56,6 +56,12 @@ def _refusal(request: Request, message: str, status: int, go_back: bool = False,
 
 
 async def submit(request: Request) -> Response:
+    response = await _answer(request)
+    response.headers.update(csrf.NOT_FRAMED)
+    return response
+
+
+async def _answer(request: Request) -> Response:
     try:
         post = await _post_fields(request)
     except BodyTooLarge:

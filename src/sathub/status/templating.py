@@ -53,9 +53,12 @@ class CachedPage:
 
 
 def not_modified(request: Request, etag: str) -> bool:
-    """If-None-Match names `etag` (or is `*`): the client's copy is current."""
-    wanted = {tag.strip() for tag in request.headers.get("if-none-match", "").split(",")}
-    return etag in wanted or "*" in wanted
+    """A GET or HEAD whose If-None-Match names `etag` (weak comparison, RFC 9110 13.1.2) or `*`:
+    the client's copy is current."""
+    if request.method not in ("GET", "HEAD"):
+        return False
+    wanted = {tag.strip().removeprefix("W/") for tag in request.headers.get("if-none-match", "").split(",")}
+    return etag.removeprefix("W/") in wanted or "*" in wanted
 
 
 def _accepts_gzip(request: Request) -> bool:
