@@ -169,35 +169,32 @@ class Grid:
 def build_grid(today: date, reports: Iterable[Report]) -> Grid:
     """The grid of the reports, given newest stored first (id descending)."""
     rows: dict[str, Row] = {}
-    latest_of_callsign: dict[str, tuple[date, int]] = {}
-    # column_of, unrolled: this loop runs once per report of the window.
+    # Per callsign, how many hours ago it was last heard (0 = today 23:00): a plain int to
+    # compare, since this loop runs once per report of the window.
+    heard_ago: dict[str, int] = {}
     first_column = {today - timedelta(days=n): n * BLOCKS_PER_DAY for n in range(DAYS)}
     for report in reports:
         base = first_column.get(report.day)
-        if base is None or not 0 <= report.hour <= 23:
+        hour = report.hour
+        if base is None or not 0 <= hour <= 23:
             continue
-        column = base + (23 - report.hour) // 2
-        row = rows.get(report.name)
+        name = report.name
+        row = rows.get(name)
         if row is None:
-            row = rows[report.name] = Row(report.name, [None] * COLUMNS)
+            row = rows[name] = Row(name, [None] * COLUMNS)
+        column = base + (23 - hour) // 2  # column_of, unrolled
         block = row.cells[column]
         if block is None:
-            block = row.cells[column] = Block(report.name, column)
+            block = row.cells[column] = Block(name, column)
         block.reports.append(report)
         callsign = report.callsign.upper()
         if callsign and callsign != "TEST":
-            heard_at = (report.day, report.hour)
-            if heard_at > latest_of_callsign.get(callsign, (date.min, -1)):
-                latest_of_callsign[callsign] = heard_at
+            ago = base * 2 + 23 - hour  # base counts 12 blocks a day, so base * 2 hours
+            if ago < heard_ago.get(callsign, COLUMNS * 2):
+                heard_ago[callsign] = ago
     ordered = sorted(rows.values(), key=lambda row: (row.name.lower(), row.name))
-    callsigns = sorted(latest_of_callsign, key=lambda c: (_negated(latest_of_callsign[c]), c))
+    callsigns = sorted(heard_ago, key=lambda c: (heard_ago[c], c))
     return Grid(today, ordered, callsigns)
-
-
-def _negated(heard_at: tuple[date, int]) -> tuple[int, int]:
-    """Sort key putting the most recent (day, hour) first."""
-    day, hour = heard_at
-    return -day.toordinal(), -hour
 
 
 def block_time(today: date, column: int) -> str:

@@ -77,7 +77,7 @@ async def status_page(request: Request) -> Response:
 def _status_page(site: str, now, footer: str | None, conn) -> CachedPage:
     today = now.date()
     rows = page_store.grid_window(conn, grid.first_day(today), today)
-    status_grid = grid.build_grid(today, (grid.Report(*row) for row in rows))
+    status_grid = grid.build_grid(today, map(grid.Report._make, rows))
     return CachedPage.render("status.html", site=site, grid=status_grid, markup=grid_html.render(status_grid, site),
                              day_headers=grid.day_headers(today), legend=grid.LEGEND,
                              catalog=page_store.catalog_names(conn), form=form_choices(now), footer=footer,
