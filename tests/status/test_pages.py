@@ -181,6 +181,22 @@ def test_the_page_is_revalidated_and_changes_as_soon_as_a_report_is_stored(clien
     assert client.post("/", headers={"If-None-Match": new_tag}).status_code == 200  # only GET and HEAD get 304
 
 
+def test_the_page_follows_the_quarter_hour_its_form_preselects(client, seeded, monkeypatch):
+    from sathub.status import times
+
+    def first_option(html, select):
+        return html.split(f'<select name="{select}" id="{select}">')[1].split('<option value="')[1].split('"')[0]
+
+    clock = [datetime(2026, 5, 23, 8, 15, 59, tzinfo=timezone.utc)]  # quarters start at :00, :16, :31, :46
+    monkeypatch.setattr(times, "utc_now", lambda: clock[0])
+    before = client.get("/")
+    clock[0] = datetime(2026, 5, 23, 8, 16, 0, tzinfo=timezone.utc)
+    after = client.get("/")
+    assert (first_option(before.text, "SatHour"), first_option(before.text, "SatPeriod")) == ("08", "0")
+    assert (first_option(after.text, "SatHour"), first_option(after.text, "SatPeriod")) == ("08", "1")
+    assert before.headers["etag"] != after.headers["etag"]
+
+
 def test_deploy_facts_show_in_the_footer_only_when_both_are_configured(engine, settings):
     from dataclasses import replace
 
