@@ -2,10 +2,12 @@
 
     .venv/bin/python bench/run.py [--backends sqlite,postgresql] [--duration 4] [--rounds 2] [--fresh]
 
-For each backend: build the datasets when missing (1M reports for the load, 1k for the statement
-count), count statements per request and print query plans (bench/status_sql.py), then the wrk
-load with its static ceiling (bench/status_load.py). Results land in bench/out/ (gitignored):
-status_<backend>.md (load table), status_sql_<backend>.md (statements and plans).
+For each backend: build the datasets when missing (1M reports over 30 days for the load, 1k for
+the statement count, 1M over 3,000 days for the pages at a live service's density), count
+statements per request and print query plans (bench/status_sql.py), the wrk load with its static
+ceiling (bench/status_load.py), the pages' own time (bench/asgi_time.py) and reads while reports
+arrive (bench/status_mixed.py). Results land in bench/out/ (gitignored): status_<backend>.md
+(load table), status_sql_<backend>.md (statements and plans), status_mixed_<backend>.md.
 
 PostgreSQL is used when `pg_isready -h 127.0.0.1` answers (override with SATHUB_BENCH_PG, a
 server URL without database name); its databases sathub_bench and sathub_bench_1k are dropped and
@@ -32,10 +34,12 @@ PG = os.environ.get("SATHUB_BENCH_PG", "postgresql://postgres@127.0.0.1:5432").r
 LARGE = 1_000_000
 
 
-def urls(backend: str) -> tuple[str, str]:
+def urls(backend: str) -> tuple[str, str, str]:
+    """The 1M, 1k and live-density datasets of a backend."""
     if backend == "sqlite":
-        return f"sqlite:///{OUT / 'status.db'}", f"sqlite:///{OUT / 'status_1k.db'}"
-    return f"{PG}/sathub_bench", f"{PG}/sathub_bench_1k"
+        return (f"sqlite:///{OUT / 'status.db'}", f"sqlite:///{OUT / 'status_1k.db'}",
+                f"sqlite:///{OUT / 'status_live.db'}")
+    return f"{PG}/sathub_bench", f"{PG}/sathub_bench_1k", f"{PG}/sathub_bench_live"
 
 
 def report_count(url: str) -> int:
@@ -76,15 +80,18 @@ def main() -> None:
         backends.remove("postgresql")
     OUT.mkdir(parents=True, exist_ok=True)
     for backend in backends:
-        large, small = urls(backend)
-        for url, size in ((large, LARGE), (small, 1000)):
+        large, small, live = urls(backend)
+        for url, size, days in ((large, LARGE, 30), (small, 1000, 30), (live, LARGE, 3000)):
             if args.fresh or report_count(url) < size:
-                run("bench/status_dataset.py", "--database-url", url, "--reports", str(size))
+                run("bench/status_dataset.py", "--database-url", url, "--reports", str(size), "--days", str(days))
         run("bench/status_sql.py", "--label", backend, "--small", small, "--large", large)
         run("bench/status_load.py", "--database-url", large, "--label", backend,
             "--duration", str(args.duration), "--rounds", str(args.rounds))
+        run("bench/asgi_time.py", live, "/", "/satellite/AO-91", "/feeds/AO-91.atom", "--gzip", "--misses", "30")
+        run("bench/status_mixed.py", "--database-url", live, "--label", backend, "--duration", str(args.duration))
     for backend in backends:
-        print((OUT / f"status_{backend}.md").read_text(encoding="utf-8"))
+        for name in (f"status_{backend}.md", f"status_mixed_{backend}.md"):
+            print((OUT / name).read_text(encoding="utf-8"))
 
 
 if __name__ == "__main__":
