@@ -40,10 +40,11 @@ class AnswerCache:
 
     async def get(self, key: Hashable, revision: int | tuple, compute: Callable[[Connection], T]) -> T:
         """The answer for `key` at `revision` (the data revision, or a tuple starting with it when
-        the answer also depends on something else that only moves forward, like the time); a miss is computed on a pooled connection in a
-        worker thread, so a slow query does not stall the other requests of this process. Requests
-        that miss while the same answer is being computed wait for it instead of computing it again
-        (after a write, 64 connections asking for one summary would otherwise run 64 aggregates)."""
+        the answer also depends on something else that only moves forward, like the time). A miss
+        is computed on a pooled connection in a worker thread, so a slow query does not stall the
+        other requests of this process. Requests that miss while the same answer is being computed
+        wait for it instead of computing it again (after a write, 64 connections asking for one
+        summary would otherwise run 64 aggregates)."""
         entry = self._entries.get(key)
         if entry is not None and entry[0] == revision:
             self._entries.move_to_end(key)

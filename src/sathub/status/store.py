@@ -268,11 +268,15 @@ def summary(conn: Connection, window: Window) -> list[sa.Row]:
 
 # --- administrators ---
 
+# Moving a user's session generation on ends every session issued before (migration 0005).
+_next_generation = users.c.session_generation + 1
+
+
 def save_user(conn: Connection, username: str, password_hash: str, email: str = "") -> None:
     """Create a user, or set a new password (which ends the user's sessions)."""
     updated = conn.execute(users.update().where(users.c.username == username)
                            .values(password=password_hash, email=email,
-                                   session_generation=users.c.session_generation + 1)).rowcount
+                                   session_generation=_next_generation)).rowcount
     if not updated:
         conn.execute(users.insert().values(username=username, password=password_hash, email=email))
 
@@ -289,8 +293,7 @@ def password_hash_of(conn: Connection, username: str) -> str | None:
 
 
 def end_sessions(conn: Connection, username: str) -> None:
-    conn.execute(users.update().where(users.c.username == username)
-                 .values(session_generation=users.c.session_generation + 1))
+    conn.execute(users.update().where(users.c.username == username).values(session_generation=_next_generation))
 
 
 # --- bulk import (sathub status import-legacy) ---
