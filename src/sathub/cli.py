@@ -10,31 +10,14 @@ from importlib import resources
 from pathlib import Path
 
 import click
-import sqlalchemy as sa
 
 from sathub import db
 from sathub.archive.commands import archive
+from sathub.commands import database_option, engine_for
 from sathub.config import Settings
 
 DEFAULT_CATALOG = resources.files("sathub") / "data" / "catalog.csv"
 DEFAULT_ALIASES = resources.files("sathub") / "data" / "aliases.csv"
-
-database_option = click.option(
-    "--database-url", envvar="SATHUB_DATABASE_URL", default=None,
-    help="SQLAlchemy URL; default sqlite:///var/sathub.db. Env: SATHUB_DATABASE_URL.")
-
-
-def engine_for(database_url: str | None):
-    """The engine of the database, migrated; a database that cannot be reached is one clear line."""
-    url = Settings.from_env(database_url=database_url).database_url
-    engine = db.create_engine(url)
-    try:
-        db.upgrade(engine)
-    except sa.exc.OperationalError as exc:
-        shown = db.normalize_url(url).render_as_string(hide_password=True)
-        raise click.ClickException(f"Cannot reach the database {shown}: {str(exc.orig).strip()}") from exc
-    return engine
-
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sathub")

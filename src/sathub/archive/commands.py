@@ -9,17 +9,9 @@ from pathlib import Path
 
 import click
 
+from sathub.commands import database_option, engine_for
+
 ARCHIVE_SUFFIX = re.compile(r"\.(mbox|mbx|txt)(\.(gz|bz2|xz))?$", re.IGNORECASE)
-
-database_option = click.option(
-    "--database-url", envvar="SATHUB_DATABASE_URL", default=None,
-    help="SQLAlchemy URL; default sqlite:///var/sathub.db. Env: SATHUB_DATABASE_URL.")
-
-
-def _engine(database_url: str | None):
-    from sathub.cli import engine_for  # the CLI module imports this one
-
-    return engine_for(database_url)
 
 
 def list_address_from_name(path: Path) -> str | None:
@@ -55,7 +47,7 @@ def import_command(list_address, private, database_url, paths) -> None:
     if "@" not in list_address:
         raise click.BadParameter(f"{list_address!r} is not a posting address (name@domain).",
                                  param_hint="--list")
-    summary = import_archive(_engine(database_url), list_address, paths, private=private,
+    summary = import_archive(engine_for(database_url), list_address, paths, private=private,
                              progress=sys.stderr.isatty())
     click.echo(summary.describe())
 
@@ -77,7 +69,7 @@ def senders_load(database_url, csv_file) -> None:
         reader = csv.DictReader(handle)
         if not reader.fieldnames or not {"address", "mailman_id"} <= set(reader.fieldnames):
             raise click.UsageError("FILE.csv needs the columns address and mailman_id.")
-        result = load_mailman_ids(_engine(database_url), ((row["address"], row["mailman_id"]) for row in reader))
+        result = load_mailman_ids(engine_for(database_url), ((row["address"], row["mailman_id"]) for row in reader))
     click.echo(result.describe())
     if result.rejected:
         sys.exit(1)

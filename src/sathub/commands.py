@@ -1,0 +1,25 @@
+"""What every command group shares: the --database-url option and the migrated engine it names."""
+
+from __future__ import annotations
+
+import click
+import sqlalchemy as sa
+
+from sathub import db
+from sathub.config import Settings
+
+database_option = click.option(
+    "--database-url", envvar="SATHUB_DATABASE_URL", default=None,
+    help="SQLAlchemy URL; default sqlite:///var/sathub.db. Env: SATHUB_DATABASE_URL.")
+
+
+def engine_for(database_url: str | None):
+    """The engine of the database, migrated; a database that cannot be reached is one clear line."""
+    url = Settings.from_env(database_url=database_url).database_url
+    engine = db.create_engine(url)
+    try:
+        db.upgrade(engine)
+    except sa.exc.OperationalError as exc:
+        shown = db.normalize_url(url).render_as_string(hide_password=True)
+        raise click.ClickException(f"Cannot reach the database {shown}: {str(exc.orig).strip()}") from exc
+    return engine
