@@ -5,23 +5,16 @@ from __future__ import annotations
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
-from sathub.archive import api as archive_api
+from sathub.archive.api.routes import routes as archive_routes
 from sathub.config import Settings
 from sathub.db import create_engine
 from sathub.status.cache import AnswerCache
-from sathub.status import admin, api, docs, legacy, pages
+from sathub.status.routes import routes as status_routes
 
 
 def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     settings = settings or Settings.from_env()
-    routes = [
-        *api.routes(),
-        *legacy.routes(),
-        *docs.routes(),
-        *pages.routes(),
-        *admin.routes(),
-        *archive_api.routes(),
-    ]
+    routes = [*status_routes(), *archive_routes()]
     if settings.prefix:
         routes = [Mount(settings.prefix, routes=routes)]
     app = Starlette(routes=routes)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 
 metadata = sa.MetaData()
@@ -88,6 +89,11 @@ def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
                     yield conn
             finally:
                 conn.info.pop("write", None)
+
+
+def dialect_insert(conn: Connection):
+    """The dialect's INSERT, which offers ON CONFLICT DO NOTHING / DO UPDATE (SQLite, PostgreSQL)."""
+    return postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
 
 
 def upgrade(engine: Engine) -> None:

@@ -1,16 +1,21 @@
-"""What both interfaces share: settings and engine lookup, absolute links, body limits, JSON text."""
+"""What both interfaces share: settings and engine lookup, absolute links, the client's address,
+the request body within its limit, form fields, and database work off the event loop."""
 
 from __future__ import annotations
 
-import json
-from json.encoder import encode_basestring_ascii
+from collections.abc import Callable
+from typing import TypeVar
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.routing import Route
 
 from sathub.config import Settings
+from sathub.db import connect
 
 MAX_BODY_BYTES = 64 * 1024
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+T = TypeVar("T")
 
 
 class BodyTooLarge(Exception):
@@ -37,6 +42,10 @@ def site_url(request: Request) -> str:
     return f"{scheme}://{host}{settings.prefix}"
 
 
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
 async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     """The whole body, refusing early when it exceeds `limit` (declared or actual length)."""
     declared = request.headers.get("content-length", "")
@@ -53,46 +62,26 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     return body
 
 
-class PrettyFragment(str):
-    """JSON text already rendered by php_pretty_json at the indent where it will be placed."""
+async def form_fields(request: Request, *, with_files: bool = False) -> dict:
+    """The body's form fields (url-encoded or multipart), read within the body limit; none for
+    other bodies or a malformed one, as PHP sees it. File parts are left out unless `with_files`
+    (then they are Starlette UploadFiles)."""
+    await read_body(request)
+    if not request.headers.get("content-type", "").lower().startswith(FORM_TYPES):
+        return {}
+    try:
+        body_form = await request.form()
+    except Exception:  # malformed multipart or urlencoded body: no usable fields
+        return {}
+    return {key: value for key, value in body_form.items() if with_files or isinstance(value, str)}
 
 
-def php_pretty_json(value, indent: str = "") -> str:
-    """PHP json_encode(JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES): 4-space indent, \\uXXXX escapes.
-    Each container is joined in one pass (an answer holds up to 500 rows of 8 fields)."""
-    if isinstance(value, str):
-        return value if isinstance(value, PrettyFragment) else encode_basestring_ascii(value)
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if type(value) is int:
-        return int.__repr__(value)
-    if isinstance(value, (int, float)):
-        return json.dumps(value)
-    inner = indent + "    "
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        members = [f"{encode_basestring_ascii(key)}: {php_pretty_json(item, inner)}" for key, item in value.items()]
-    else:
-        members = [php_pretty_json(item, inner) for item in value]
-        if not members:
-            return "[]"
-    opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
-    return f"{opening}\n{inner}" + f",\n{inner}".join(members) + f"\n{indent}{closing}"
+async def in_thread(request: Request, work: Callable[..., T], *args, write: bool = False) -> T:
+    """`work(conn, *args)` on a pooled connection (in a transaction when `write`), in a worker
+    thread: a database call, or waiting for SQLite's write lock, never stalls the event loop."""
+    return await run_in_threadpool(_run, engine_of(request), write, work, args)
 
 
-def php_compact_json(value) -> bytes:
-    """PHP json_encode() defaults: no whitespace, \\uXXXX escapes, every '/' written as '\\/'."""
-    # '/' never occurs in JSON syntax outside strings, so a global replace only touches strings.
-    return json.dumps(value, separators=(",", ":")).replace("/", "\\/").encode()
-
-
-def route(path: str, endpoint) -> Route:
-    """A route that hands every method to its endpoint, which answers OPTIONS and 405 itself."""
-    answer = Route(path, endpoint)
-    answer.methods = None
-    return answer
+def _run(engine, write: bool, work: Callable[..., T], args: tuple) -> T:
+    with connect(engine, write=write) as conn:
+        return work(conn, *args)

@@ -3,7 +3,8 @@
 from datetime import datetime, timedelta, timezone
 
 from sathub import db
-from sathub.status import store
+from sathub.status.store import catalog as catalog_store
+from sathub.status.store import reports as report_store
 
 FIXTURE_CATALOG = [
     {"name": "AO-91", "display_name": "AO-91 Mode U/v FM", "website": "https://www.amsat.org/ao-91/"},
@@ -14,9 +15,9 @@ FIXTURE_CATALOG = [
 
 def seed_catalog(engine, rows=FIXTURE_CATALOG, aliases=()) -> None:
     with db.connect(engine, write=True) as conn:
-        store.load_catalog(conn, rows)
+        catalog_store.load_catalog(conn, rows)
         for alias, name in aliases:
-            assert store.add_alias(conn, alias, name) is None
+            assert catalog_store.add_alias(conn, alias, name) is None
 
 
 def hours_ago(hours: float, minute: int = 20) -> datetime:
@@ -28,6 +29,6 @@ def store_report(engine, name, when: datetime, callsign="W1AW", report="Heard", 
     from sathub.status.rules import period_of_minute
 
     with db.connect(engine, write=True) as conn:
-        return store.insert_or_replace_report(
+        return report_store.insert_or_replace_report(
             conn, name=name, day=when.date(), hour=when.hour, period=period_of_minute(when.minute),
             callsign=callsign, report=report, grid_square=grid)

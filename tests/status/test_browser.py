@@ -16,7 +16,8 @@ import pytest
 from sathub import db
 from sathub.app import create_app
 from sathub.config import Settings
-from sathub.status import store
+from sathub.status.store import accounts as account_store
+from sathub.status.store import catalog as catalog_store
 from tests.status.seed import FIXTURE_CATALOG, store_report
 
 pytestmark = pytest.mark.browser
@@ -69,10 +70,10 @@ def site(server):
         for table in reversed(db.metadata.sorted_tables):
             conn.execute(table.delete())
     with db.connect(engine, write=True) as conn:
-        store.load_catalog(conn, FIXTURE_CATALOG + [
+        catalog_store.load_catalog(conn, FIXTURE_CATALOG + [
             {"name": "AO-7_[U/v]", "display_name": "AO-7 Mode B", "website": "https://www.amsat.org/"},
             {"name": "SO-50", "display_name": "SO-50", "website": ""}])
-        store.save_user(conn, "admin", bcrypt.hashpw(b"browser-pass", bcrypt.gensalt(4)).decode())
+        account_store.save_user(conn, "admin", bcrypt.hashpw(b"browser-pass", bcrypt.gensalt(4)).decode())
     return base, engine
 
 

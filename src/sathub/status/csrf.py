@@ -18,6 +18,10 @@ import time
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
+from starlette.requests import Request
+
+from sathub.web import settings_of, site_url
+
 TOKEN_FIELD = "csrf_token"
 # For the pages that confirm or make a change (submit.php, /admin/): another site must not show
 # them in a frame, where a disguised click on their button would be the user's own (clickjacking).
@@ -27,8 +31,14 @@ TOKEN_LIFETIME = 6 * 3600
 _PROCESS_SECRET = secrets.token_hex(32)
 
 
-def signing_secret(configured: str) -> str:
-    return configured or _PROCESS_SECRET
+def secret_of(request: Request) -> str:
+    """The key this deployment signs its tokens with."""
+    return settings_of(request).secret_key or _PROCESS_SECRET
+
+
+def own_origins(request: Request) -> set[str]:
+    """This deployment's public origin and the origin the request was addressed to."""
+    return {origin_of(site_url(request)), f"{request.url.scheme}://{request.url.netloc}".lower()}
 
 
 def origin_of(url: str) -> str:

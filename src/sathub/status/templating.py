@@ -1,4 +1,5 @@
-"""HTML and Atom rendering for the pages: one autoescaping Jinja2 environment over templates/,
+"""HTML and Atom rendering for every page of interface A (status, satellite, submit.php, admin,
+docs): one autoescaping Jinja2 environment over templates/ with the links its templates share,
 gzip when the client accepts it, and the package's static files."""
 
 from __future__ import annotations
@@ -8,13 +9,15 @@ import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.requests import Request
 from starlette.responses import Response
 
-environment = Environment(loader=PackageLoader("sathub.status", "templates"), autoescape=True,
-                          undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+from sathub.status.rules import PERIOD_LABELS
+
+DONATE_URL = "https://www.amsat.org/donations/amsat-general-fund-donations/"
 
 _GZIP_MINIMUM = 1024
 HTML = "text/html; charset=utf-8"
@@ -80,11 +83,29 @@ def _response(body: bytes, compressed: bytes | None, status: int, headers: dict 
     return Response(body, status_code=status, headers=headers)
 
 
+def satellite_url(site: str, name: str) -> str:
+    return f"{site}/satellite/{quote(name, safe='')}"
+
+
+def feed_url(site: str, name: str) -> str:
+    return f"{site}/feeds/{quote(name, safe='')}.atom"
+
+
+def asset_url(site: str, name: str) -> str:
+    return f"{site}/assets/{name}?v={static_file(name)[1]}"
+
+
 @lru_cache(maxsize=None)
 def static_file(name: str) -> tuple[bytes, str]:
     """A file of static/ and a short hash of it (for cache-busting links and ETags)."""
     data = (resources.files("sathub.status") / "static" / name).read_bytes()
     return data, hashlib.sha256(data).hexdigest()[:12]
+
+
+environment = Environment(loader=PackageLoader("sathub.status", "templates"), autoescape=True,
+                          undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+environment.globals.update(satellite_url=satellite_url, feed_url=feed_url, asset_url=asset_url,
+                           donate_url=DONATE_URL, period_labels=PERIOD_LABELS)
 
 
 def static_response(request: Request, name: str, media_type: str) -> Response:

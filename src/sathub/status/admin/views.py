@@ -1,0 +1,245 @@
+"""Catalog administration under /admin/ (status-api.md section 9): login, dashboard, add, list,
+edit and delete satellites, at upstream's paths and with upstream's messages.
+
+Beyond upstream: bcrypt-checked logins answered slowly on failure and rate-limited per client,
+signed HttpOnly SameSite=Strict session cookies, a CSRF token in every form and link that changes
+something (status/csrf.py), duplicate or empty names refused, a confirmation before deleting a
+satellite that has reports (its reports stay), and a logout."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+import time
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from sathub.status import csrf, rate_limit, rules
+from sathub.status.admin import sessions
+from sathub.status.admin.passwords import verify_password
+from sathub.status.csrf import own_origins, secret_of
+from sathub.status.store import accounts, catalog, reports
+from sathub.status.templating import render, static_response
+from sathub.web import BodyTooLarge, client_address, form_fields, in_thread, settings_of, site_url
+
+# Every failed login is answered this long (seconds) after its password check began, whatever
+# the check cost: an unknown user (checked against a dummy hash) and a user whose imported hash
+# has a lower bcrypt cost fail in the same time, and guessing is slow.
+FAILED_LOGIN_DELAY = 1.0
+LOGIN_ATTEMPTS_PER_MINUTE = 10
+_INTEGER = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
+
+
+# Checked against when the user does not exist, so that the check is not skipped: the bcrypt
+# hash (cost 12) of random bytes nobody kept.
+DUMMY_HASH = "$2b$12$0uMIlPh6AbYIlHuaIZwFeeapg1xcRu9HU0djg3Wi82S8JR3wUxb0."
+
+
+def _integer(text: str | None) -> int | None:
+    return int(text) if text is not None and _INTEGER.fullmatch(text) else None
+
+
+def _page(request: Request, template: str, session: sessions.Session | None = None, status: int = 200,
+          headers: dict | None = None, **context) -> Response:
+    token = csrf.make_token(secret_of(request), session.nonce) if session else ""
+    return render(request, template, status=status, site=site_url(request), session=session,
+                  csrf_field=csrf.TOKEN_FIELD, csrf_token=token,
+                  headers={"Cache-Control": "no-store", **csrf.NOT_FRAMED, **(headers or {})}, **context)
+
+
+def _message(request: Request, session, message: str, link: str | None = None, link_text: str = "",
+             status: int = 200, headers: dict | None = None) -> Response:
+    return _page(request, "admin_message.html", session, status=status, headers=headers, message=message,
+                 link=link, link_text=link_text)
+
+
+def admin_only(changes: bool = False):
+    """Anonymous requests go to the login page; requests that change the catalog must carry the
+    session's CSRF token unless they show no browser signal at all (a script)."""
+
+    def decorate(handler):
+        @functools.wraps(handler)
+        async def run(request: Request) -> Response:
+            session = sessions.decode(secret_of(request), request.cookies.get(sessions.COOKIE))
+            if session is None or not await in_thread(request, _is_current, session):
+                return RedirectResponse(f"{site_url(request)}/admin/index.php", status_code=302)
+            try:
+                fields = await form_fields(request)
+            except BodyTooLarge:
+                return _message(request, session, "The request is too large.", status=413)
+            if changes and csrf.has_browser_signal(request.headers):
+                token = fields.get(csrf.TOKEN_FIELD) or request.query_params.get(csrf.TOKEN_FIELD, "")
+                if not csrf.token_is_valid(secret_of(request), session.nonce, token):
+                    return _message(request, session, "This page has expired or came from another site. "
+                                    "Please go back, reload the page and try again.",
+                                    f"{site_url(request)}/admin/dashboard.php", "Return to Dashboard", 403)
+            return await handler(request, session, fields)
+        return run
+
+    return decorate
+
+
+def _is_current(conn, session: sessions.Session) -> bool:
+    """The session's user still exists and has neither logged out nor changed password since."""
+    user = accounts.admin_user(conn, session.username)
+    return user is not None and user.session_generation == session.generation
+
+
+def _count_attempt(conn, address: str, start: int, username: str):
+    """This client's login attempts in the window, this one included, and the user's account."""
+    hits = accounts.count_hit(conn, rate_limit.client_key("login", address), start)
+    return hits, accounts.admin_user(conn, username) if username else None
+
+
+async def login_form(request: Request) -> Response:
+    token = csrf.make_token(secret_of(request), client_address(request))
+    return _page(request, "admin_login.html", login_token=token, failed=False)
+
+
+async def login(request: Request) -> Response:
+    site = site_url(request)
+    address = client_address(request)
+    try:
+        fields = await form_fields(request)
+    except BodyTooLarge:
+        fields = {}
+    if csrf.is_foreign(request.headers, own_origins(request)):
+        if not csrf.token_is_valid(secret_of(request), address, fields.get(csrf.TOKEN_FIELD, "")):
+            return _message(request, None, "This login came from another site.", f"{site}/admin/index.php",
+                            "Log in", 403)
+    username, password = fields.get("username", ""), fields.get("password", "")
+    now = time.time()
+    start = rate_limit.window_start(now)
+    hits, user = await in_thread(request, _count_attempt, address, start, username, write=True)
+    stored_hash = user.password if user else None
+    verdict = rate_limit.judge(hits, LOGIN_ATTEMPTS_PER_MINUTE, start, now)
+    if not verdict.allowed:
+        return _message(request, None, f"Too many login attempts. Please try again in {verdict.retry_after} "
+                        "seconds.", status=429, headers={"Retry-After": str(verdict.retry_after)})
+    checking = time.monotonic()
+    matches = await run_in_threadpool(verify_password, password, stored_hash or DUMMY_HASH)
+    if not (matches and stored_hash):
+        await asyncio.sleep(max(0.0, checking + FAILED_LOGIN_DELAY - time.monotonic()))
+        token = csrf.make_token(secret_of(request), address)
+        return _page(request, "admin_login.html", login_token=token, failed=True)
+    response = RedirectResponse(f"{site}/admin/dashboard.php", status_code=302)
+    cookie = sessions.encode(secret_of(request), sessions.new_session(username, user.session_generation))
+    response.set_cookie(sessions.COOKIE, cookie, **sessions.cookie_options(site, f"{settings_of(request).prefix}/admin"))
+    return response
+
+
+@admin_only(changes=True)
+async def logout(request: Request, session, fields) -> Response:
+    site = site_url(request)
+    await in_thread(request, accounts.end_sessions, session.username, write=True)  # copies of the cookie end too
+    response = RedirectResponse(f"{site}/admin/index.php", status_code=302)
+    response.delete_cookie(sessions.COOKIE, path=f"{settings_of(request).prefix}/admin")
+    return response
+
+
+@admin_only()
+async def dashboard(request: Request, session, fields) -> Response:
+    return _page(request, "admin_dashboard.html", session)
+
+
+@admin_only()
+async def add_satellite(request: Request, session, fields) -> Response:
+    return _page(request, "admin_add.html", session)
+
+
+def _names(fields: dict[str, str]) -> tuple[str, str, str]:
+    return (rules.php_trim(fields.get("satellite_name", "")), rules.php_trim(fields.get("html_satellite_name", "")),
+            rules.php_trim(fields.get("website", "")))
+
+
+@admin_only(changes=True)
+async def create_satellite(request: Request, session, fields) -> Response:
+    dashboard_link = f"{site_url(request)}/admin/dashboard.php"
+    display_name, api_name, website = _names(fields)
+    if not display_name or not api_name:
+        return _message(request, session, "You must enter the Satellite Name & HTML Name;", dashboard_link,
+                        "Return to Dashboard")
+    if not await in_thread(request, _create, display_name, api_name, website, write=True):
+        return _message(request, session, f"A satellite with the HTML Name {api_name} already exists.",
+                        dashboard_link, "Return to Dashboard")
+    return _message(request, session, "New record created successfully", dashboard_link, "Return to Dashboard")
+
+
+@admin_only()
+async def manage_satellites(request: Request, session, fields) -> Response:
+    return _page(request, "admin_manage.html", session, entries=await in_thread(request, catalog.catalog))
+
+
+@admin_only()
+async def edit_satellite(request: Request, session, fields) -> Response:
+    satellite_id = _integer(request.query_params.get("id"))
+    if satellite_id is None:
+        return _message(request, session, "Error")
+    entry = await in_thread(request, catalog.entry, satellite_id)
+    if entry is None:
+        return _message(request, session, "0 results")
+    return _page(request, "admin_edit.html", session, entry=entry)
+
+
+@admin_only(changes=True)
+async def update_satellite(request: Request, session, fields) -> Response:
+    manage_link = f"{site_url(request)}/admin/manage_satellites.php"
+    satellite_id = _integer(fields.get("sat_id"))
+    if satellite_id is None:
+        return _message(request, session, "Error.", manage_link, "Return to Manage Satellite")
+    display_name, api_name, website = _names(fields)
+    if not display_name or not api_name:
+        return _message(request, session, "You must enter the Satellite Name & HTML Name;", manage_link,
+                        "Return to Manage Satellite")
+    if not await in_thread(request, _update, satellite_id, display_name, api_name, website, write=True):
+        return _message(request, session, f"A satellite with the HTML Name {api_name} already exists.",
+                        manage_link, "Return to Manage Satellite")
+    return _message(request, session, f"{display_name} updated successfully", manage_link,
+                    "Return to Manage Satellite")
+
+
+@admin_only(changes=True)
+async def delete_satellite(request: Request, session, fields) -> Response:
+    manage_link = f"{site_url(request)}/admin/manage_satellites.php"
+    satellite_id = _integer(fields.get("id") or request.query_params.get("id"))
+    if satellite_id is None:
+        return _message(request, session, "Error.", manage_link, "Return to Manage Satellite")
+    confirmed = (fields.get("confirm") or request.query_params.get("confirm")) == "yes"
+    entry, count = await in_thread(request, _delete, satellite_id, confirmed, write=True)
+    if count and not confirmed:
+        return _page(request, "admin_delete.html", session, entry=entry, reports=count)
+    return _message(request, session, "Satellite deleted successfully", manage_link, "Return to Manage Satellite")
+
+
+async def stylesheet(request: Request) -> Response:
+    return static_response(request, "global.css", "text/css; charset=utf-8")
+
+
+
+def _create(conn, display_name: str, api_name: str, website: str) -> bool:
+    """Add the entry unless its API name is taken; whether it was added."""
+    if catalog.api_name_taken(conn, api_name):
+        return False
+    catalog.create(conn, display_name, api_name, website)
+    return True
+
+
+def _update(conn, satellite_id: int, display_name: str, api_name: str, website: str) -> bool:
+    """Change the entry unless its new API name is another's; whether it was changed."""
+    if catalog.api_name_taken(conn, api_name, except_id=satellite_id):
+        return False
+    catalog.update(conn, satellite_id, display_name, api_name, website)
+    return True
+
+
+def _delete(conn, satellite_id: int, confirmed: bool):
+    """The entry and its number of reports; the entry is deleted unless it has reports and the
+    deletion was not confirmed."""
+    entry = catalog.entry(conn, satellite_id)
+    count = reports.report_count(conn, entry.api_name) if entry else 0
+    if confirmed or not count:
+        catalog.delete(conn, satellite_id)
+    return entry, count

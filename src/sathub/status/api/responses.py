@@ -1,0 +1,116 @@
+"""How interface A answers: the error envelope, the two JSON styles, headers and method handling.
+
+Errors are raised once as ApiError and rendered in one place (`endpoint`)."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+
+import sqlalchemy as sa
+from starlette.requests import Request
+from starlette.responses import Response
+
+from sathub.db import DatabaseUnavailable
+from sathub.status.api.php_json import php_compact_json, php_pretty_json
+from sathub.web import BodyTooLarge, settings_of
+
+API_VERSION = "1.0.0"
+log = logging.getLogger("sathub.status")
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, details: dict | None = None):
+        super().__init__(message)
+        self.status, self.code, self.message, self.details = status, code, message, details
+
+
+def invalid_parameter(name: str, raw: str) -> ApiError:
+    return ApiError(400, "invalid_parameter", f"Parameter '{name}' must be an integer.", {name: raw})
+
+
+def _version_headers(request: Request) -> dict[str, str]:
+    settings = settings_of(request)
+    headers = {"X-AMSAT-API-Version": API_VERSION}
+    if settings.commit:
+        headers["X-AMSAT-API-Commit"] = settings.commit[:7]
+    if settings.deployed_at:
+        headers["X-AMSAT-API-Deployed-At"] = settings.deployed_at
+    return headers
+
+
+def envelope(request: Request, body: dict | str, status: int = 200, headers: dict | None = None) -> Response:
+    """Pretty (PHP JSON_PRETTY_PRINT) body, or one rendered already, with the headers of 2.2."""
+    text = body if isinstance(body, str) else php_pretty_json(body)
+    return Response(text, status_code=status, headers={
+        "Content-Type": "application/json; charset=utf-8",
+        "Cache-Control": "no-store",
+        "Access-Control-Allow-Origin": "*",
+        "Access-Control-Allow-Headers": "Content-Type",
+        **_version_headers(request),
+        **(headers or {}),
+    })
+
+
+def legacy_array(request: Request, items: list[dict] | bytes) -> Response:
+    """Compact PHP json_encode() body, or one rendered already, with the exact legacy Content-Type."""
+    body = items if isinstance(items, bytes) else php_compact_json(items)
+    return Response(body, headers={"Content-Type": "application/json",
+                                                       **_version_headers(request)})
+
+
+def error_response(request: Request, error: ApiError, headers: dict | None = None) -> Response:
+    inner = {"code": error.code, "message": error.message, "status": error.status}
+    if error.details is not None:
+        inner["details"] = error.details
+    return envelope(request, {"error": inner}, status=error.status, headers=headers)
+
+
+def endpoint(*methods: str) -> Callable[[Handler], Handler]:
+    """OPTIONS (204, before anything else), 405 for other methods, HEAD as GET without a body,
+    and every failure as the documented envelope, never a stack trace."""
+    allowed = ", ".join(methods)
+
+    def decorate(handler: Handler) -> Handler:
+        @functools.wraps(handler)
+        async def run(request: Request) -> Response:
+            method = request.method
+            if method == "OPTIONS":
+                return Response(status_code=204, headers={
+                    "Access-Control-Allow-Origin": "*", "Access-Control-Allow-Headers": "Content-Type",
+                    "Access-Control-Allow-Methods": allowed, "Allow": allowed})
+            if method not in methods and not (method == "HEAD" and "GET" in methods):
+                error = ApiError(405, "method_not_allowed", f"This endpoint accepts only {allowed}.")
+                return error_response(request, error, headers={"Allow": allowed})
+            try:
+                response = await handler(request)
+            except ApiError as error:
+                response = error_response(request, error)
+            except BodyTooLarge:
+                response = error_response(request, ApiError(
+                    413, "payload_too_large", "The request body is larger than 64 KiB."))
+            except (DatabaseUnavailable, sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
+                log.warning("database unavailable: %s", exc)
+                response = error_response(request, ApiError(
+                    503, "database_unavailable", "The database is unavailable.",), headers={"Retry-After": "5"})
+            except sa.exc.SQLAlchemyError:
+                log.exception("query failed")
+                code = "write_failed" if method == "POST" else "query_failed"
+                response = error_response(request, ApiError(500, code, "The database query failed."))
+            if method == "HEAD":
+                return _without_body(response)
+            return response
+
+        return run
+
+    return decorate
+
+
+def _without_body(response: Response) -> Response:
+    headers = dict(response.headers)
+    bodiless = Response(b"", status_code=response.status_code, headers=headers)
+    bodiless.headers["content-length"] = headers.get("content-length", "0")
+    return bodiless

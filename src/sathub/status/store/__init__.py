@@ -1,0 +1,1 @@
+"""All of interface A's SQL, by topic. Functions take a Connection and know nothing of HTTP."""

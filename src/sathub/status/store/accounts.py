@@ -1,0 +1,54 @@
+"""The SQL of who may do what: administrator accounts and their sessions, and the per-client
+counters of the rate limits (rate_limit.py), shared by every process of a deployment."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from sathub.db import dialect_insert
+from sathub.status.tables import rate_limits, users
+
+# Moving a user's session generation on ends every session issued before (migration 0005).
+_next_generation = users.c.session_generation + 1
+
+
+def save_user(conn: Connection, username: str, password_hash: str, email: str = "") -> None:
+    """Create a user, or set a new password (which ends the user's sessions)."""
+    updated = conn.execute(users.update().where(users.c.username == username)
+                           .values(password=password_hash, email=email,
+                                   session_generation=_next_generation)).rowcount
+    if not updated:
+        conn.execute(users.insert().values(username=username, password=password_hash, email=email))
+
+
+def admin_user(conn: Connection, username: str) -> sa.Row | None:
+    """(password, session_generation) of a user."""
+    query = sa.select(users.c.password, users.c.session_generation).where(users.c.username == username)
+    return conn.execute(query).first()
+
+
+def password_hash_of(conn: Connection, username: str) -> str | None:
+    user = admin_user(conn, username)
+    return user.password if user else None
+
+
+def end_sessions(conn: Connection, username: str) -> None:
+    conn.execute(users.update().where(users.c.username == username).values(session_generation=_next_generation))
+
+
+def count_hit(conn: Connection, client: str, window_start: int) -> int:
+    """Count one request of `client` in the window starting at `window_start` and return the
+    window's hits so far, in one atomic upsert (correct across processes)."""
+    statement = dialect_insert(conn)(rate_limits).values(client=client, window_start=window_start, hits=1)
+    same_window = rate_limits.c.window_start == statement.excluded.window_start
+    statement = statement.on_conflict_do_update(
+        index_elements=[rate_limits.c.client],
+        set_={"hits": sa.case((same_window, rate_limits.c.hits + 1), else_=1),
+              "window_start": statement.excluded.window_start},
+    ).returning(rate_limits.c.hits)
+    hits = conn.execute(statement).scalar_one()
+    if hits == 1:
+        # A client's first request of a window: drop rows of clients gone quiet for an hour.
+        conn.execute(rate_limits.delete().where(rate_limits.c.window_start < window_start - 3600))
+    return hits

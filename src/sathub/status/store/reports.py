@@ -1,0 +1,234 @@
+"""The SQL of reports: the atomic insert-or-replace of one slot (and of many, for imports), the
+searches and rollups of the API, and the windows the pages draw. Kept with them: report_totals
+(per-name counts for catalog statistics), written in the same transaction as each new report."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from sathub.db import dialect_insert
+from sathub.status.rules import REPORT_VALUES
+from sathub.status.store.text import db_text, folded
+from sathub.status.tables import report_hours, report_totals, reports, satellites
+
+Window = tuple[date, int]  # first included (day, hour), see times.first_included_hour
+
+_display_name = satellites.c.display_name.label("satellite_display_name")
+_with_catalog = reports.outerjoin(satellites, sa.func.lower(satellites.c.api_name) == sa.func.lower(reports.c.name))
+_name_key = sa.func.lower(reports.c.name).label("name_key")
+# The unique slot index of migration 0001: one report per satellite, day, hour, quarter and callsign.
+_slot = (sa.func.lower(reports.c.name), reports.c.day, reports.c.hour, reports.c.period, sa.func.upper(reports.c.callsign))
+_newest_first = (reports.c.day.desc(), reports.c.hour.desc(), reports.c.period.desc(), reports.c.id.desc())
+
+
+def _in_window(window: Window, table: sa.Table = reports):
+    day, hour = window
+    return sa.and_(table.c.day >= day, sa.or_(table.c.day > day, table.c.hour >= hour))
+
+
+def _hour_key(conn: Connection, day, hour):
+    """A text that sorts like (day, hour), for max() over both."""
+    if conn.dialect.name == "postgresql":
+        return sa.func.to_char(day, "YYYY-MM-DD").op("||")(sa.func.lpad(sa.cast(hour, sa.Text), 2, "0"))
+    return sa.cast(day, sa.Text).op("||")(sa.func.printf("%02d", hour))
+
+
+def ping(conn: Connection) -> None:
+    conn.execute(sa.text("SELECT 1")).scalar_one()
+
+
+@dataclass(frozen=True)
+class Stored:
+    id: int
+    replaced_count: int
+
+
+def insert_or_replace_report(conn: Connection, *, name: str, day: date, hour: int, period: int,
+                             callsign: str, report: str, grid_square: str | None) -> Stored:
+    """Store a report in its slot (name, day, hour, period, callsign), replacing the slot's earlier
+    report in the same statement; the unique slot index makes this hold across processes.
+
+    A replacement gets a new id, as upstream's delete-then-insert did."""
+    values = dict(name=name, day=day, hour=hour, period=period, callsign=db_text(callsign), report=report,
+                  grid_square=grid_square, replaced_report=None)
+    statement = dialect_insert(conn)(reports).values(**values)
+    if conn.dialect.name == "postgresql":
+        new_id = sa.func.nextval(sa.func.pg_get_serial_sequence("reports", "id"))
+    else:
+        new_id = sa.select(sa.func.max(reports.c.id) + 1).scalar_subquery()
+    statement = statement.on_conflict_do_update(
+        index_elements=_slot,
+        set_={"id": new_id, "name": statement.excluded.name, "callsign": statement.excluded.callsign,
+              "report": statement.excluded.report, "grid_square": statement.excluded.grid_square,
+              "replaced_report": reports.c.report},
+    ).returning(reports.c.id, reports.c.replaced_report, _name_key)
+    row = conn.execute(statement).one()
+    if row.replaced_report is None:
+        _add_to_totals(conn, [(row.name_key, day, hour)])
+    return Stored(id=row.id, replaced_count=0 if row.replaced_report is None else 1)
+
+
+def search_reports(conn: Connection, *, window: Window, limit: int, names: tuple[str, ...] = (),
+                   callsign: str | None = None, grid_square: str | None = None,
+                   report: str | None = None) -> list[sa.Row]:
+    """`callsign` comes upper-cased (rules.ascii_upper). api.v1.report_read_forms unpacks the rows in
+    this column order."""
+    query = (sa.select(reports.c.id, reports.c.name, _display_name, reports.c.day, reports.c.hour,
+                       reports.c.callsign, reports.c.report, reports.c.grid_square, reports.c.period)
+             .select_from(_with_catalog).where(_in_window(window)))
+    if names:
+        query = query.where(sa.func.lower(reports.c.name).in_([folded(n) for n in sorted(set(names))]))
+    if callsign is not None:
+        query = query.where(sa.func.upper(reports.c.callsign) == db_text(callsign))
+    if grid_square is not None:
+        query = query.where(reports.c.grid_square == grid_square)
+    if report is not None:
+        query = query.where(reports.c.report == report)
+    return conn.execute(query.order_by(*_newest_first).limit(limit)).all()
+
+
+def sat_info(conn: Connection, name: str, window: Window, limit: int = 100) -> list[sa.Row]:
+    """The legacy endpoint's reports: matched on the stored name only, no catalog."""
+    query = (sa.select(reports.c.name, reports.c.day, reports.c.hour, reports.c.callsign, reports.c.report,
+                       reports.c.grid_square)
+             .where(sa.func.lower(reports.c.name) == folded(name), _in_window(window))
+             .order_by(*_newest_first).limit(limit))
+    return conn.execute(query).all()
+
+
+def summary(conn: Connection, window: Window) -> list[sa.Row]:
+    """One row per (stored name, report value) in the window, with count and newest hour key.
+    Sums the hourly counts of report_hours (a few rows per hour, not one per report), then joins
+    the catalog, so the join touches one row per group."""
+    hours = report_hours
+    groups = (sa.select(hours.c.name, hours.c.report, sa.func.sum(hours.c.report_count).label("report_count"),
+                        sa.func.max(_hour_key(conn, hours.c.day, hours.c.hour)).label("latest"))
+              .where(_in_window(window, hours)).group_by(hours.c.name, hours.c.report).subquery())
+    rank = sa.case({value: i for i, value in enumerate(REPORT_VALUES)}, value=groups.c.report,
+                   else_=len(REPORT_VALUES))
+    query = (sa.select(groups.c.name, _display_name, groups.c.report,
+                       sa.cast(groups.c.report_count, sa.Integer).label("report_count"), groups.c.latest)
+             .select_from(groups.outerjoin(satellites,
+                                           sa.func.lower(satellites.c.api_name) == sa.func.lower(groups.c.name)))
+             .order_by(sa.func.lower(groups.c.name), groups.c.name, groups.c.report_count.desc(), rank))
+    return conn.execute(query).all()
+
+
+@dataclass(frozen=True)
+class BulkStored:
+    new: int  # stored in an empty slot
+    unchanged: int  # its slot already held the same report: nothing written
+    replaced: int  # its slot held a different report, which it replaced
+
+
+def insert_or_replace_reports(conn: Connection, rows: list[dict]) -> BulkStored:
+    """insert_or_replace_report for many reports in one statement, for imports.
+
+    `rows` (dicts of name, day, hour, period, callsign, report, grid_square) hold at most one
+    report per slot, in the order they were made, so new ids follow that order. A report equal to
+    the one already in its slot (name, callsign, value and grid) leaves that row and its id alone,
+    which is what makes a repeated import change nothing; a different one replaces it with a new
+    id, as insert_or_replace_report does. report_totals stays exact."""
+    if not rows:
+        return BulkStored(new=0, unchanged=0, replaced=0)
+    statement = dialect_insert(conn)(reports)
+    if conn.dialect.name == "postgresql":
+        new_id = sa.func.nextval(sa.func.pg_get_serial_sequence("reports", "id"))
+    else:
+        # Correlated with the updated row, so SQLite computes it again for each row of the statement
+        # (an uncorrelated max(id) + 1 is computed once and would give two replacements one id).
+        new_id = sa.literal_column("(SELECT max(newest.id) + 1 FROM reports AS newest WHERE newest.id >= reports.id)")
+    compared = ("name", "callsign", "report", "grid_square")
+    statement = statement.on_conflict_do_update(
+        index_elements=_slot,
+        set_={"id": new_id, **{column: statement.excluded[column] for column in compared},
+              "replaced_report": reports.c.report},
+        where=sa.or_(*(reports.c[column].is_distinct_from(statement.excluded[column]) for column in compared)),
+    ).returning(_name_key, reports.c.day, reports.c.hour, reports.c.replaced_report)
+    # executemany: compiled once, sent as multi-row INSERTs ("insertmanyvalues").
+    written = conn.execute(statement, [
+        {**row, "name": db_text(row["name"]), "callsign": db_text(row["callsign"]),
+         "grid_square": None if row["grid_square"] is None else db_text(row["grid_square"]), "replaced_report": None}
+        for row in rows]).all()
+    inserted = [row for row in written if row.replaced_report is None]
+    _add_to_totals(conn, (row[:3] for row in inserted))
+    return BulkStored(new=len(inserted), unchanged=len(rows) - len(written),
+                      replaced=len(written) - len(inserted))
+
+
+def _add_to_totals(conn: Connection, inserted: Iterable[tuple[str, date, int]]) -> None:
+    """Add newly inserted reports, as (name key, day, hour), to report_totals: one row per name,
+    count and newest hour. The key is the database's lower(name), the one catalog statistics
+    join on."""
+    counts: dict[str, int] = {}
+    latest: dict[str, tuple[date, int]] = {}
+    for key, day, hour in inserted:
+        counts[key] = counts.get(key, 0) + 1
+        if key not in latest or (day, hour) > latest[key]:
+            latest[key] = (day, hour)
+    if not counts:
+        return
+    statement = dialect_insert(conn)(report_totals).values([
+        {"name_key": key, "report_count": count, "latest_day": latest[key][0], "latest_hour": latest[key][1]}
+        for key, count in counts.items()])
+    newer = sa.or_(statement.excluded.latest_day > report_totals.c.latest_day,
+                   sa.and_(statement.excluded.latest_day == report_totals.c.latest_day,
+                           statement.excluded.latest_hour > report_totals.c.latest_hour))
+    conn.execute(statement.on_conflict_do_update(
+        index_elements=[report_totals.c.name_key],
+        set_={"report_count": report_totals.c.report_count + statement.excluded.report_count,
+              "latest_day": sa.case((newer, statement.excluded.latest_day), else_=report_totals.c.latest_day),
+              "latest_hour": sa.case((newer, statement.excluded.latest_hour), else_=report_totals.c.latest_hour)}))
+
+
+# --- the pages' reads ---
+
+_report_columns = (reports.c.id, reports.c.name, reports.c.day, reports.c.hour, reports.c.period,
+                   reports.c.callsign, reports.c.report, reports.c.grid_square)
+
+
+def grid_window(conn: Connection, first_day: date, last_day: date) -> list[sa.Row]:
+    """Every report of the grid's days, most recently stored first: the status page's one query
+    (a range scan of the reports_time index). grid.Report unpacks rows in this column order."""
+    query = (sa.select(*_report_columns)
+             .where(reports.c.day >= first_day, reports.c.day <= last_day)
+             .order_by(reports.c.id.desc()))
+    return conn.execute(query).all()
+
+
+def stored_name(conn: Connection, name: str) -> str | None:
+    """The name as stored on some report (for names no longer in the catalog)."""
+    query = sa.select(reports.c.name).where(sa.func.lower(reports.c.name) == folded(name)).limit(1)
+    return conn.execute(query).scalar()
+
+
+def history(conn: Connection, name: str, first_day: date) -> list[sa.Row]:
+    """Report counts per (day, hour, value) of one satellite since first_day, summed from the
+    hourly counts (report_hours) instead of counting the reports themselves."""
+    hours = report_hours
+    query = (sa.select(hours.c.day, hours.c.hour, hours.c.report,
+                       sa.cast(sa.func.sum(hours.c.report_count), sa.Integer).label("count"))
+             .where(hours.c.day >= first_day, sa.func.lower(hours.c.name) == folded(name))
+             .group_by(hours.c.day, hours.c.hour, hours.c.report))
+    return conn.execute(query).all()
+
+
+def recent_reports(conn: Connection, name: str, limit: int) -> list[sa.Row]:
+    """One satellite's newest reports (day, hour, quarter, then id, newest first)."""
+    query = (sa.select(*_report_columns)
+             .where(sa.func.lower(reports.c.name) == folded(name))
+             .order_by(*_newest_first)
+             .limit(limit))
+    return conn.execute(query).all()
+
+
+def report_count(conn: Connection, name: str) -> int:
+    """How many reports are stored under a name: whether deleting its catalog entry needs a
+    confirmation."""
+    query = sa.select(sa.func.count()).select_from(reports).where(sa.func.lower(reports.c.name) == folded(name))
+    return conn.execute(query).scalar_one()

@@ -1,0 +1,123 @@
+"""report_hours (migration 0004) stays equal to a grouped count of reports through every kind of
+write: new reports, replacements that change value or name case, bulk imports, manual UPDATE
+and DELETE, and summary.php reads the same answer from it as from the reports themselves."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sathub.db import MIGRATIONS, connect, create_engine
+from sathub.status.rules import REPORT_VALUES
+from sathub.status.store import reports as report_store
+from sathub.status.tables import report_hours, reports
+from tests.conftest import POSTGRES_URL, empty_all_tables, fresh_postgres_database
+
+DAYS = [date(2026, 11, 20), date(2026, 11, 21)]
+slots = st.fixed_dictionaries({
+    "name": st.sampled_from(["AO-91", "ao-91", "SO-50", "ISS-FM"]),
+    "day": st.sampled_from(DAYS),
+    "hour": st.sampled_from([0, 1, 23]),
+    "period": st.integers(0, 3),
+    "callsign": st.sampled_from(["W1AW", "w1aw", "DL1ABC", "K9X"]),
+    "report": st.sampled_from(REPORT_VALUES),
+    "grid_square": st.sampled_from(["FN31pr", None]),
+})
+writes = st.one_of(
+    st.tuples(st.just("report"), slots),
+    st.tuples(st.just("bulk"), st.lists(slots, max_size=6)),
+    st.tuples(st.just("delete"), st.integers(0, 20)),
+    st.tuples(st.just("relabel"), st.integers(0, 20), st.sampled_from(REPORT_VALUES)),
+)
+
+
+def apply(conn, write) -> None:
+    kind = write[0]
+    if kind == "report":
+        report_store.insert_or_replace_report(conn, **write[1])
+    elif kind == "bulk":
+        # One report per slot, as import-legacy hands them over.
+        unique = {(row["name"].lower(), row["day"], row["hour"], row["period"], row["callsign"].upper()): row
+                  for row in write[1]}
+        report_store.insert_or_replace_reports(conn, list(unique.values()))
+    else:
+        ids = conn.execute(sa.select(reports.c.id).order_by(reports.c.id)).scalars().all()
+        if not ids:
+            return
+        target = reports.c.id == ids[write[1] % len(ids)]
+        if kind == "delete":
+            conn.execute(reports.delete().where(target))
+        else:
+            conn.execute(reports.update().where(target).values(report=write[2]))
+
+
+def counted(conn) -> dict:
+    return {(str(day), hour, name, report): count
+            for day, hour, name, report, count in conn.execute(sa.select(report_hours))}
+
+
+def recounted(conn) -> dict:
+    group = (reports.c.day, reports.c.hour, reports.c.name, reports.c.report)
+    return {(str(day), hour, name, report): count
+            for day, hour, name, report, count in conn.execute(sa.select(*group, sa.func.count()).group_by(*group))}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(writes, min_size=1, max_size=12))
+def test_hourly_counts_follow_every_write(migrated_engine, sequence):
+    empty_all_tables(migrated_engine)
+    for write in sequence:
+        with connect(migrated_engine, write=True) as conn:
+            apply(conn, write)
+    with connect(migrated_engine) as conn:
+        assert counted(conn) == recounted(conn)
+        assert all(count > 0 for count in counted(conn).values())
+
+
+def test_summary_reads_the_same_as_a_scan(engine):
+    with connect(engine, write=True) as conn:
+        for hour in (22, 23):
+            for i, report in enumerate(["Heard", "Heard", "Not Heard", "Telemetry Only"]):
+                report_store.insert_or_replace_report(conn, name="AO-91" if i else "ao-91", day=DAYS[0], hour=hour,
+                                               period=i, callsign="W1AW", report=report, grid_square=None)
+    with connect(engine) as conn:
+        rows = report_store.summary(conn, (DAYS[0], 23))
+    assert [(row.name, row.report, row.report_count, row.latest) for row in rows] == [
+        ("AO-91", "Heard", 1, "2026-11-2023"),
+        ("AO-91", "Telemetry Only", 1, "2026-11-2023"),
+        ("AO-91", "Not Heard", 1, "2026-11-2023"),
+        ("ao-91", "Heard", 1, "2026-11-2023"),
+    ]
+
+
+def test_migration_counts_existing_reports(database_url, tmp_path):
+    """An existing deployment upgrading to 0004 gets the counts of the reports it already holds."""
+    if database_url.startswith("postgresql"):
+        url, drop = fresh_postgres_database(POSTGRES_URL)
+    else:
+        url, drop = f"sqlite:///{tmp_path / 'old.db'}", lambda: None
+    engine = create_engine(url)
+    try:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "0003")
+            conn.execute(reports.insert(), [
+                {"name": name, "day": DAYS[0], "hour": 5, "period": period, "callsign": "W1AW", "report": "Heard"}
+                for period, name in enumerate(["AO-91", "AO-91", "SO-50"])])
+            command.upgrade(config, "head")
+        with connect(engine) as conn:
+            assert counted(conn) == recounted(conn) == {
+                (str(DAYS[0]), 5, "AO-91", "Heard"): 2, (str(DAYS[0]), 5, "SO-50", "Heard"): 1}
+            if conn.dialect.name == "postgresql":
+                conn.exec_driver_sql("TRUNCATE reports")
+                assert counted(conn) == {}
+    finally:
+        engine.dispose()
+        drop()

@@ -1,0 +1,29 @@
+"""The CSRF rules (status/csrf.py): which requests are foreign, and tokens that are bound and
+expire."""
+
+import pytest
+
+from sathub.status import csrf
+
+
+@pytest.mark.parametrize("headers, foreign", [
+    ({}, False),
+    ({"sec-fetch-site": "none"}, False),
+    ({"sec-fetch-site": "same-site", "origin": "https://amsat.org"}, False),
+    ({"sec-fetch-site": "cross-site"}, True),
+    ({"origin": "https://www.amsat.org"}, False),
+    ({"origin": "https://evil.example"}, True),
+    ({"referer": "https://evil.example/page"}, True),
+    ({"referer": "https://www.amsat.org/status/"}, False),
+])
+def test_foreign_request_rule(headers, foreign):
+    assert csrf.is_foreign(headers, {"https://www.amsat.org"}) is foreign
+
+
+def test_tokens_are_bound_and_expire():
+    token = csrf.make_token("s", "10.0.0.1", now=1000)
+    assert csrf.token_is_valid("s", "10.0.0.1", token, now=1000 + 60)
+    assert not csrf.token_is_valid("s", "10.0.0.2", token, now=1060)
+    assert not csrf.token_is_valid("t", "10.0.0.1", token, now=1060)
+    assert not csrf.token_is_valid("s", "10.0.0.1", token, now=1000 + csrf.TOKEN_LIFETIME + 1)
+    assert not csrf.token_is_valid("s", "10.0.0.1", "garbage")
