@@ -11,7 +11,7 @@ warnings.simplefilter("ignore")
 from sathub.app import create_app
 from sathub.config import Settings
 from sathub.db import create_engine
-from sathub.status import grid_html
+from sathub.status.pages import grid_html
 
 parser = argparse.ArgumentParser()
 parser.add_argument("url")

@@ -33,7 +33,7 @@ BUCKETS = [  # py-spy writes frames as "function (package/module.py:line)"
     ("SQL execution (driver)", lambda f: f.startswith(("DefaultDialect.do_execute (", "DefaultDialect.do_commit (",
                                                    "CursorFetchStrategy.fetchall ("))
      or "(psycopg/" in f or "(psycopg_binary/" in f or "sqlite3" in f),
-    ("JSON rendering", lambda f: "(sathub/web.py" in f and ("_pretty" in f or "_json" in f)
+    ("JSON rendering", lambda f: "(sathub/status/api/php_json.py" in f and ("_pretty" in f or "_json" in f)
      or "(json/" in f),
     ("SQLAlchemy (compile, cache, pool, rows)", lambda f: "(sqlalchemy/" in f),
     ("Starlette / uvicorn / asyncio (HTTP)", lambda f: any(p in f for p in (
