@@ -189,3 +189,16 @@ def seed_big_list(engine, replies: int) -> dict[str, str]:
                 sender_id=sender_id, sender_name="Busy", subject="Single", content="text\n",
                 date=date, archived_date=date, thread_id=single, thread_order=0))
     return {"root": root_hash, "sender": mailman_id(address)}
+
+
+# What the API tests name often: the main list, two of its threads' roots, a sender, an error body.
+DEV = "dev@example.org"
+A, E = MAIL["A"].hash, MAIL["E"].hash
+ALICE = mailman_id("alice@example.org")
+FORBIDDEN = '{"detail":"You do not have permission to perform this action."}'
+
+
+def assert_api_headers(response, content_type="application/json"):
+    assert response.headers["allow"] == "GET, HEAD, OPTIONS"
+    assert response.headers["content-type"] == content_type
+    assert response.headers["vary"] == "Accept"

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from sathub.archive.importing.importer import import_archive
+from sathub.archive.importing.mailman_ids import load_mailman_ids
 from sathub.commands import database_option, engine_for
 
 ARCHIVE_SUFFIX = re.compile(r"\.(mbox|mbx|txt)(\.(gz|bz2|xz))?$", re.IGNORECASE)
@@ -36,8 +38,6 @@ def archive() -> None:
 def import_command(list_address, private, database_url, paths) -> None:
     """Import mbox files (plain, .gz, .bz2, .xz), pipermail monthly .txt archives, maildir
     folders, or folders of such files. Running it again adds nothing."""
-    from sathub.archive.importer import import_archive
-
     if not list_address:
         names = {list_address_from_name(path) for path in paths}
         if len(names) != 1 or None in names:
@@ -63,8 +63,6 @@ def senders_group() -> None:
 def senders_load(database_url, csv_file) -> None:
     """Load real Mailman user ids from FILE.csv (columns: address, mailman_id); they replace the
     default ids, before or after the mail is imported."""
-    from sathub.archive.importer import load_mailman_ids
-
     with open(csv_file, newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         if not reader.fieldnames or not {"address", "mailman_id"} <= set(reader.fieldnames):

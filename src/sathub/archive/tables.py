@@ -6,6 +6,9 @@ import sqlalchemy as sa
 
 from sathub.db import metadata
 
+# The values of mailing_lists.archive_policy: a private list's mail is never served.
+PUBLIC, PRIVATE = "public", "private"
+
 mailing_lists = sa.Table(
     "mailing_lists", metadata,
     sa.Column("id", sa.Integer, primary_key=True),
@@ -13,7 +16,7 @@ mailing_lists = sa.Table(
     sa.Column("display_name", sa.String(255), nullable=False, server_default=""),
     sa.Column("description", sa.Text, nullable=True),
     sa.Column("subject_prefix", sa.String(255), nullable=False, server_default=""),
-    sa.Column("archive_policy", sa.String(16), nullable=False, server_default="public"),
+    sa.Column("archive_policy", sa.String(16), nullable=False, server_default=PUBLIC),
     sa.Column("created_at", sa.DateTime, nullable=False),
 )
 

@@ -1,0 +1,44 @@
+"""Opt-in limit/offset pagination, as stock HyperKitty (Django REST framework's LimitOffsetPagination).
+
+Without a usable `limit` a list endpoint answers a bare array of everything; with one, the
+envelope `{"count", "next", "previous", "results"}` whose links keep every other query parameter."""
+
+from __future__ import annotations
+
+from sathub.archive.api.links import with_query
+from sathub.archive.store.reads import Page
+
+
+def _int_or_none(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(text)  # Python's int(), as DRF: " 5", "+5" and "1_0" are numbers too
+    except ValueError:
+        return None
+
+
+def requested_page(query: dict[str, str]) -> Page | None:
+    """The page asked for by `limit` (≥ 1) and `offset` (< 0 or not a number: 0); None: no envelope.
+
+    `query` maps each parameter to its last value (Django's QueryDict lookup)."""
+    limit = _int_or_none(query.get("limit"))
+    if limit is None or limit <= 0:
+        return None
+    offset = _int_or_none(query.get("offset"))
+    return Page(limit, offset if offset is not None and offset > 0 else 0)
+
+
+def envelope(count: int, results: list, page: Page, base: str, params: list[tuple[str, str]]) -> dict:
+    """The envelope of `results` (items offset … offset+limit−1 of `count`).
+
+    `base` is the endpoint's absolute URL without query; `params` the request's query items."""
+    others = [(k, v) for k, v in params if k not in ("limit", "offset")]
+    limit = [("limit", str(page.limit))]
+    nxt = prev = None
+    if page.offset + page.limit < count:
+        nxt = with_query(base, others + limit + [("offset", str(page.offset + page.limit))])
+    if page.offset > 0:
+        back = page.offset - page.limit
+        prev = with_query(base, others + limit + ([("offset", str(back))] if back > 0 else []))
+    return {"count": count, "next": nxt, "previous": prev, "results": results}

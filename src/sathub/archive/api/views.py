@@ -1,0 +1,167 @@
+"""Interface B: the HyperKitty-compatible archive read API (spec/archive-api.md, archive-more.md).
+
+Each view parses its path, asks the store for rows and builds the objects; endpoint.py gives all
+of them the common behaviour; routes.py serves each under the three prefixes real deployments use."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy.engine import Connection, Row
+
+from sathub.archive.api import objects
+from sathub.archive.api.endpoint import Call, View
+from sathub.archive.api.render import FORBIDDEN, NOT_FOUND, ApiError
+from sathub.archive.store import reads
+from sathub.archive.tables import PRIVATE
+
+HASH = re.compile(r"[A-Z2-7]{32}")
+MAILMAN_ID = re.compile(r"[0-9a-f]{32}")
+# HyperKitty's route takes one `@` with something on each side; anything else is no route.
+LIST_ADDRESS = re.compile(r"[^@]+@[^@]+")
+
+
+def visible_list(conn: Connection, address: str, unknown: str = NOT_FOUND) -> Row:
+    """The public list at `address`, else 404 (`unknown` text) or 403 for a private one."""
+    mailing_list = reads.find_list(conn, address)
+    if mailing_list is None:
+        raise ApiError(404, unknown)
+    if mailing_list.archive_policy == PRIVATE:
+        raise ApiError(403, FORBIDDEN)
+    return mailing_list
+
+
+def list_address(call: Call) -> str:
+    address = call.params["address"]
+    if not LIST_ADDRESS.fullmatch(address):
+        raise ApiError(404)
+    return address
+
+
+def get_index(call: Call) -> dict:
+    links, api = call.links, call.links.api
+    return {
+        "lists": links.lists(),
+        "tags": links.tags(),
+        "list": f"{api}list/{{list_address}}/",
+        "threads": f"{api}list/{{list_address}}/threads/",
+        "thread": f"{api}list/{{list_address}}/thread/{{thread_id}}/",
+        "thread_emails": f"{api}list/{{list_address}}/thread/{{thread_id}}/emails/",
+        "emails": f"{api}list/{{list_address}}/emails/",
+        "email": f"{api}list/{{list_address}}/email/{{message_id_hash}}/",
+        "sender_emails": f"{api}sender/{{mailman_id_or_address}}/emails/",
+    }
+
+
+def get_lists(call: Call):
+    with call.connect() as conn:
+        rows = reads.public_lists(conn, call.page)
+        count = reads.count_public_lists(conn) if call.page else None
+    return call.listing([objects.mailing_list(row, call.links) for row in rows], count, call.links.lists())
+
+
+def get_list(call: Call) -> dict:
+    address = list_address(call)
+    with call.connect() as conn:
+        mailing_list = visible_list(conn, address, "No MailingList matches the given query.")
+    return objects.mailing_list(mailing_list, call.links)
+
+
+def get_threads(call: Call):
+    address = list_address(call)
+    with call.connect() as conn:
+        mailing_list = visible_list(conn, address)
+        rows = reads.list_threads(conn, mailing_list.id, call.page)
+        count = reads.count_threads(conn, mailing_list.id) if call.page else None
+        around = (reads.thread_neighbours(conn, mailing_list.id, rows[0].date_active, rows[-1].date_active)
+                  if rows else {})
+    name = mailing_list.name
+    results = [objects.thread(row, name, neighbours, call.links)
+               for row, neighbours in zip(rows, objects.page_neighbours(rows, around))]
+    return call.listing(results, count, call.links.of_list(name).threads)
+
+
+def get_thread(call: Call) -> dict:
+    address = list_address(call)
+    unknown = "No Thread matches the given query."
+    with call.connect() as conn:
+        mailing_list = visible_list(conn, address, unknown)
+        thread = reads.find_thread(conn, mailing_list.id, call.params["thread_id"])
+        if thread is None:
+            raise ApiError(404, unknown)
+        around = reads.thread_neighbours(conn, mailing_list.id, thread.date_active, thread.date_active)
+        people = reads.participants(conn, thread.id)
+    [neighbours] = objects.page_neighbours([thread], around)
+    return objects.thread_detail(thread, mailing_list.name, neighbours, people, call.links)
+
+
+def get_thread_emails(call: Call):
+    address, thread_id = list_address(call), call.params["thread_id"]
+    with call.connect() as conn:
+        mailing_list = visible_list(conn, address)
+        if not HASH.fullmatch(thread_id):
+            raise ApiError(404)
+        # An unknown thread of a known list has no rows: an empty answer, as in HyperKitty.
+        rows = reads.thread_emails(conn, mailing_list, thread_id, call.page)
+        children = reads.thread_children(conn, mailing_list, thread_id, rows)
+        count = reads.count_thread_emails(conn, mailing_list.id, thread_id) if call.page else None
+    return call.listing(objects.emails(rows, children, call.links), count,
+                        call.links.thread_emails(mailing_list.name, thread_id))
+
+
+def get_list_emails(call: Call):
+    address = list_address(call)
+    with call.connect() as conn:
+        mailing_list = visible_list(conn, address)
+        rows = reads.list_emails(conn, mailing_list, call.page)
+        children = reads.list_children(conn, mailing_list.id, rows)
+        count = reads.count_list_emails(conn, mailing_list.id) if call.page else None
+    return call.listing(objects.emails(rows, children, call.links), count,
+                        call.links.of_list(mailing_list.name).emails)
+
+
+def get_email(call: Call) -> dict:
+    address = list_address(call)
+    unknown = "No Email matches the given query."
+    with call.connect() as conn:
+        mailing_list = visible_list(conn, address, unknown)
+        row = reads.find_email(conn, mailing_list, call.params["message_id_hash"])
+        if row is None:
+            raise ApiError(404, unknown)
+        children = reads.email_children(conn, row.id)
+        attachment_rows = reads.email_attachments(conn, row.id)
+    return objects.email_detail(row, children, attachment_rows, call.links)
+
+
+def get_sender_emails(call: Call):
+    key = call.params["sender_key"]
+    if "@" not in key and not MAILMAN_ID.fullmatch(key):
+        raise ApiError(404)
+    with call.connect() as conn:
+        sender = reads.find_sender(conn, key)
+        rows, children, count = [], {}, 0
+        if sender is not None:
+            rows = reads.sender_emails(conn, sender, call.page)
+            children = reads.sender_children(conn, sender.id, rows)
+            count = reads.count_sender_emails(conn, sender) if call.page else None
+    return call.listing(objects.emails(rows, children, call.links), count, call.links.sender_emails(key.lower()))
+
+
+def get_tags(call: Call) -> list:
+    # Tags are labels set by web-UI users; an archive built by import has none. Not paginated.
+    return []
+
+
+VIEWS = {
+    "": View("Archive API", "Links to the endpoints of the archive read API", get_index),
+    "lists/": View("Mailing List List", "List mailing-lists", get_lists),
+    "list/{address}/": View("Mailing List Detail", "Show a mailing-list", get_list),
+    "list/{address}/threads/": View("Thread List", "List threads", get_threads),
+    "list/{address}/thread/{thread_id}/": View("Thread Detail", "Show a thread", get_thread),
+    "list/{address}/thread/{thread_id}/emails/": View("Email List", "List emails", get_thread_emails),
+    "list/{address}/emails/": View("Email List", "List emails", get_list_emails),
+    # HyperKitty takes everything up to the last `/` as the hash (`email/<hash>/extra/` is unknown).
+    "list/{address}/email/{message_id_hash:path}/": View("Email Detail", "Show an email", get_email),
+    "sender/{sender_key}/emails/": View("Email List By Sender", "List emails by sender", get_sender_emails),
+    "tags/": View("Tag List", "List tags", get_tags),
+}

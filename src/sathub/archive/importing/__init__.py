@@ -1,0 +1,1 @@
+"""`sathub archive import`: archive files read, parsed and written in batches; sender ids loaded."""

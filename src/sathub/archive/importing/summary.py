@@ -1,0 +1,27 @@
+"""What an import did, counted while it runs: by the parsing side (skipped messages, appended
+pieces) and by the writing side (imported, duplicates)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ImportSummary:
+    list_name: str
+    imported: int = 0
+    duplicates: int = 0
+    appended_pieces: int = 0  # body pieces cut at unescaped `From ` lines, joined back
+    skipped: Counter = field(default_factory=Counter)  # reason -> messages
+    seconds: float = 0.0
+
+    def describe(self) -> str:
+        rate = f" in {self.seconds:.1f} s" if self.seconds else ""
+        lines = [f"{self.list_name}: {self.imported} imported, {self.duplicates} duplicates skipped, "
+                 f"{sum(self.skipped.values())} skipped{rate}"]
+        if self.appended_pieces:
+            lines.append(f"  {self.appended_pieces} pieces of message bodies cut at unescaped 'From ' "
+                         "lines, appended to the message before them")
+        lines += [f"  skipped {count}: {reason}" for reason, count in sorted(self.skipped.items())]
+        return "\n".join(lines)

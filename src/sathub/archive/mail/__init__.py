@@ -1,0 +1,1 @@
+"""Pure mail rules: identifiers, senders, dates, charsets, content, threading. No I/O."""

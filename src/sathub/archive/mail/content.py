@@ -1,0 +1,132 @@
+"""The text (`content`) and attachments of a message, as spec/archive-more.md ("How `content` is
+derived", "Attachment object") describes HyperKitty's scrubber. Pure functions, no I/O."""
+
+from __future__ import annotations
+
+import mimetypes
+import re
+from dataclasses import dataclass
+from email.message import Message
+
+from sathub.archive.mail.charsets import decode_bytes, decode_header, known_charset
+
+# Pipermail appended the scrubbed attachments after this line; it is not the author's text.
+PIPERMAIL_NEXT_PART = re.compile(r"^-------------- next part --------------\n", re.MULTILINE)
+# Python's built-in table only (not the host's /etc/mime.types), so names are the same everywhere.
+_MIME_TYPES = mimetypes.MimeTypes()
+MAX_NAME_LENGTH = 255
+
+
+@dataclass(slots=True)
+class Attachment:
+    counter: int  # position in a depth-first walk of the MIME tree, the message itself is 0
+    name: str
+    content_type: str
+    encoding: str | None  # the declared charset
+    content: bytes
+
+
+def _payload_bytes(part: Message) -> bytes:
+    payload = part.get_payload(decode=True)
+    return payload if isinstance(payload, bytes) else b""
+
+
+def _part_text(part: Message) -> str:
+    text = decode_bytes(_payload_bytes(part), part.get_content_charset())
+    cut = PIPERMAIL_NEXT_PART.search(text)
+    if cut:
+        text = text[:cut.start()]
+    return text.replace("\x00", "")
+
+
+def _is_attachment(part: Message) -> bool:
+    disposition = part.get("Content-Disposition")
+    return isinstance(disposition, str) and disposition.split(";", 1)[0].strip().lower() == "attachment"
+
+
+def message_content(message: Message) -> tuple[str, list[Attachment]]:
+    """(content, attachments) of a message, attachments in counter order."""
+    if not message.is_multipart():
+        if message.get_content_type() == "text/html":
+            return "\n", [_attachment(message, 0)]
+        return _part_text(message), []
+    texts: list[str] = []
+    attachments: list[Attachment] = []
+    inside_rfc822: list[Message] = []  # parts of an attached message are not the author's text
+    for counter, part in enumerate(message.walk()):
+        if any(_contains(container, part) for container in inside_rfc822):
+            continue
+        content_type = part.get_content_type()
+        if content_type == "message/rfc822":
+            inside_rfc822.append(part)
+            attachments.append(_attachment(part, counter))
+            continue
+        if part.is_multipart():
+            continue
+        if content_type == "text/plain" and not _is_attachment(part):
+            text = _part_text(part)
+            texts.append(text if text.endswith("\n") else text + "\n")
+        elif part.get_payload():
+            attachments.append(_attachment(part, counter))
+    return "\n".join(texts), attachments
+
+
+def _contains(container: Message, part: Message) -> bool:
+    return part is not container and any(part is inner for inner in container.walk())
+
+
+def _attachment(part: Message, counter: int) -> Attachment:
+    content_type = part.get_content_type()
+    charset = part.get_content_charset()
+    return Attachment(
+        counter=counter,
+        name=attachment_name(_filename(part), content_type),
+        content_type=content_type[:MAX_NAME_LENGTH],
+        encoding=charset[:64] if charset else None,
+        content=_stored_bytes(part, content_type, charset),
+    )
+
+
+def _filename(part: Message) -> str | None:
+    """The part's file name, or "" when it has one that cannot be decoded, or None."""
+    try:
+        name = part.get_filename()
+    except (ValueError, LookupError, UnicodeError):
+        return ""
+    if name is None:
+        return None
+    try:
+        return decode_header(name.encode("utf-8", "surrogateescape").decode("utf-8", "strict"))
+    except UnicodeError:
+        return ""
+
+
+def attachment_name(filename: str | None, content_type: str) -> str:
+    """A safe file name: no folding, directories or leading dots, only letters, digits, - _ .;
+    the content type's extension added when the name has none; `attachment` when it has no name."""
+    extension = ".txt" if content_type == "message/rfc822" else (_MIME_TYPES.guess_extension(content_type) or ".bin")
+    if filename == "":
+        return "attachment.bin"
+    name = re.split(r"[/\\:]", re.sub(r"[\r\n]+", "", filename or ""))[-1]
+    name = re.sub(r"[^\w.-]", "", name, flags=re.UNICODE).lstrip(".")
+    if not name:
+        return "attachment" + extension
+    if "." not in name:
+        name += extension
+    return name[-MAX_NAME_LENGTH:]
+
+
+def _stored_bytes(part: Message, content_type: str, charset: str | None) -> bytes:
+    """Non-text parts transfer-decoded; text parts as text, re-encoded in the declared charset."""
+    if content_type == "message/rfc822":
+        inner = part.get_payload()
+        text = inner[0].as_string() if isinstance(inner, list) and inner else str(inner or "")
+    elif part.get_content_maintype() == "text":
+        text = decode_bytes(_payload_bytes(part), charset)
+    else:
+        return _payload_bytes(part)
+    codec = known_charset(charset) or "utf-8"
+    try:
+        return text.encode(codec, "replace")
+    except UnicodeError:
+        return text.encode("utf-8", "replace")

@@ -1,0 +1,96 @@
+"""Mail rules: one raw message -> the values of one `emails` row. Pure functions, no I/O.
+
+Identifiers follow HyperKitty/Mailman (spec/archive-api.md, "Identifiers", in `ids.py`); where
+real archives are broken (missing Message-ID, odd dates, pipermail addresses) the rules of
+"Importing" apply (`ids.py`, `dates.py`, `senders.py`). The text and attachments of a message
+are derived in `content.py`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from email.message import Message
+from email.parser import BytesParser
+from email.policy import Compat32
+
+from sathub.archive.mail.charsets import decode_header, raw_header_text
+from sathub.archive.mail.content import Attachment, message_content
+from sathub.archive.mail.dates import message_dates
+from sathub.archive.mail.ids import clean_message_id, generated_message_id, message_id_hash, parent_reference
+from sathub.archive.mail.senders import sender
+
+
+@dataclass(slots=True)
+class ParsedEmail:
+    message_id: str
+    message_id_hash: str
+    in_reply_to: str | None
+    sender_address: str  # lowercase
+    sender_name: str
+    subject: str
+    content: str
+    date: datetime  # naive UTC, whole seconds
+    archived_date: datetime
+    attachments: list[Attachment]
+
+
+class _RawHeaders(Compat32):
+    """compat32 parsing, but header values come back as the raw text (8-bit bytes as surrogates),
+    so that decoding them is ours to do leniently instead of the library's Header objects."""
+
+    def header_fetch_parse(self, name, value):
+        return value
+
+
+_PARSER = BytesParser(policy=_RawHeaders())
+
+
+def parse_message(data: bytes) -> Message:
+    """The parsed message. Most mail is a single part: only its header block goes through the
+    (slow, line-by-line) parser and the body is attached as is, with the same result."""
+    ends = [end + len(blank) for blank in (b"\n\n", b"\n\r\n") if (end := data.find(blank)) >= 0]
+    if not ends:
+        return _PARSER.parsebytes(data)
+    end = min(ends)
+    message = _PARSER.parsebytes(data[:end])
+    if message.get_content_maintype() in ("multipart", "message") or message.get_payload() or message.defects:
+        return _PARSER.parsebytes(data)
+    message.set_payload(data[end:].decode("ascii", "surrogateescape"))
+    return message
+
+
+def first_headers(message: Message) -> dict[str, str]:
+    """The first value of each header, by lowercase name (one pass instead of a scan per name)."""
+    headers: dict[str, str] = {}
+    for name, value in message.items():
+        if isinstance(value, str):
+            headers.setdefault(name.lower(), value)
+    return headers
+
+
+def parse_email(data: bytes, from_line: str | None, fallback_date: datetime) -> ParsedEmail:
+    """The row values of one message (its bytes without the mbox From_ line)."""
+    message = parse_message(data)
+    headers = first_headers(message)
+    message_id = clean_message_id(raw_header_text(headers.get("message-id", "")))
+    if not message_id:
+        message_id = generated_message_id(data)
+    in_reply_to = parent_reference(raw_header_text(headers.get("in-reply-to", "")),
+                                   raw_header_text(headers.get("references", "")))
+    if in_reply_to == message_id:
+        in_reply_to = None  # a message answering itself is a root
+    address, name = sender(headers.get("from"))
+    date, archived = message_dates(headers, from_line, fallback_date)
+    content, attachments = message_content(message)
+    return ParsedEmail(
+        message_id=message_id,
+        message_id_hash=message_id_hash(message_id),
+        in_reply_to=in_reply_to,
+        sender_address=address,
+        sender_name=name,
+        subject=decode_header(headers.get("subject")).strip(),
+        content=content,
+        date=date,
+        archived_date=archived,
+        attachments=attachments,
+    )

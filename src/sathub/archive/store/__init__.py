@@ -1,0 +1,1 @@
+"""Every SQL statement of interface B: reads for the API, writes for the import, rethreading."""

@@ -1,0 +1,126 @@
+"""Keeping threads right while emails arrive in any order (the SQL side of mail/thread_order.py).
+
+A batch of new emails touches the threads of their parents and of the replies that were waiting
+for them; only those threads are reloaded, rearranged and written back (thread rows, and each
+email's parent, thread, order and depth). A thread keeps its row while its root stays a root;
+the row of a thread merged into its parent's thread is deleted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from sathub.archive.mail.ids import message_id_hash
+from sathub.archive.mail.message import ParsedEmail
+from sathub.archive.mail.thread_order import ArrangedThread, ThreadNode, arrange_threads
+from sathub.archive.store.dialect import allocate_ids
+from sathub.archive.tables import emails, threads
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where an email sits: the values of its threading columns."""
+    parent_id: int | None
+    thread_id: int  # threads.id
+    order: int
+    depth: int
+
+
+def rethread(conn: Connection, list_id: int, new: list[tuple[int, ParsedEmail]]) -> dict[int, Place]:
+    """Link the new emails (ids allocated, rows not yet written) to their parents and to the replies
+    waiting for them, rewrite the threads this touches, and return the new emails' places."""
+    parent_of: dict[int, int] = {}
+    touched: set[int] = set()  # threads.id of existing threads that change
+
+    new_by_hash = {email.message_id_hash: email_id for email_id, email in new}
+    reference_of = {email_id: message_id_hash(email.in_reply_to) for email_id, email in new if email.in_reply_to}
+    outside = set(reference_of.values()) - new_by_hash.keys()
+    archived = {row.message_id_hash: row for row in conn.execute(
+        sa.select(emails.c.id, emails.c.message_id_hash, emails.c.thread_id).where(
+            emails.c.list_id == list_id, emails.c.message_id_hash.in_(outside)))} if outside else {}
+    for email_id, reference in reference_of.items():
+        if reference in new_by_hash:
+            if new_by_hash[reference] != email_id:
+                parent_of[email_id] = new_by_hash[reference]
+        elif reference in archived:
+            parent_of[email_id] = archived[reference].id
+            touched.add(archived[reference].thread_id)
+
+    # Replies archived earlier, waiting for one of these emails.
+    new_by_message_id = {email.message_id: email_id for email_id, email in new}
+    for row in conn.execute(sa.select(emails.c.id, emails.c.in_reply_to, emails.c.thread_id).where(
+            emails.c.list_id == list_id, emails.c.parent_id.is_(None),
+            emails.c.in_reply_to.in_(list(new_by_message_id)))):
+        parent_of[row.id] = new_by_message_id[row.in_reply_to]
+        touched.add(row.thread_id)
+
+    nodes: dict[int, ThreadNode] = {}
+    stored: dict[int, Place] = {}
+    if touched:
+        for row in conn.execute(sa.select(
+                emails.c.id, emails.c.parent_id, emails.c.date, emails.c.message_id_hash, emails.c.thread_id,
+                emails.c.thread_order, emails.c.thread_depth).where(emails.c.thread_id.in_(list(touched)))):
+            nodes[row.id] = ThreadNode(row.id, parent_of.get(row.id, row.parent_id), row.date, row.message_id_hash)
+            stored[row.id] = Place(row.parent_id, row.thread_id, row.thread_order, row.thread_depth)
+    subjects = {}
+    for email_id, email in new:
+        nodes[email_id] = ThreadNode(email_id, parent_of.get(email_id), email.date, email.message_id_hash)
+        subjects[email_id] = email.subject
+
+    arranged = arrange_threads(nodes.values())
+    row_of = _write_thread_rows(conn, list_id, arranged, nodes, subjects, touched)
+    places: dict[int, Place] = {}
+    moved = []
+    for thread in arranged:
+        for placement in thread.emails:
+            place = Place(placement.parent_id, row_of[thread.root.id], placement.order, placement.depth)
+            if placement.id in subjects:
+                places[placement.id] = place
+            elif stored[placement.id] != place:
+                moved.append({"email_id": placement.id, "new_parent_id": place.parent_id,
+                              "new_thread_id": place.thread_id, "new_order": place.order, "new_depth": place.depth})
+    if moved:
+        conn.execute(emails.update().where(emails.c.id == sa.bindparam("email_id")).values(
+            parent_id=sa.bindparam("new_parent_id"), thread_id=sa.bindparam("new_thread_id"),
+            thread_order=sa.bindparam("new_order"), thread_depth=sa.bindparam("new_depth")), moved)
+    merged_away = touched - set(row_of.values())
+    if merged_away:
+        conn.execute(threads.delete().where(threads.c.id.in_(list(merged_away))))
+    return places
+
+
+def _write_thread_rows(conn: Connection, list_id: int, arranged: list[ArrangedThread],
+                       nodes: dict[int, ThreadNode], subjects: dict[int, str], touched: set[int]) -> dict[int, int]:
+    """Insert or update the row of each arranged thread; returns root email id -> threads.id."""
+    old_roots = [t.root.id for t in arranged if t.root.id not in subjects]
+    if old_roots:
+        subjects.update(iter(conn.execute(sa.select(emails.c.id, emails.c.subject)
+                                          .where(emails.c.id.in_(old_roots)))))
+    rows_by_thread_id = dict(iter(conn.execute(sa.select(threads.c.thread_id, threads.c.id)
+                                               .where(threads.c.id.in_(list(touched)))))) if touched else {}
+
+    def values(thread: ArrangedThread) -> dict:
+        return {"starting_email_id": thread.root.id, "subject": subjects[thread.root.id],
+                "date_active": nodes[thread.last_arrived_id].date, "emails_count": len(thread.emails)}
+
+    row_of, created, updated = {}, [], []
+    for thread in arranged:
+        row_id = rows_by_thread_id.get(thread.root.message_id_hash)
+        if row_id is None:
+            created.append(thread)
+        else:
+            row_of[thread.root.id] = row_id
+            updated.append({f"new_{key}": value for key, value in values(thread).items()} | {"row_id": row_id})
+    for thread, row_id in zip(created, allocate_ids(conn, threads, len(created))):
+        row_of[thread.root.id] = row_id
+    if created:
+        conn.execute(threads.insert(), [{"id": row_of[thread.root.id], "list_id": list_id,
+                                         "thread_id": thread.root.message_id_hash, **values(thread)}
+                                        for thread in created])
+    if updated:
+        conn.execute(threads.update().where(threads.c.id == sa.bindparam("row_id")).values(
+            starting_email_id=sa.bindparam("new_starting_email_id"), subject=sa.bindparam("new_subject"),
+            date_active=sa.bindparam("new_date_active"), emails_count=sa.bindparam("new_emails_count")), updated)
+    return row_of
