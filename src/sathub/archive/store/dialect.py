@@ -1,11 +1,12 @@
 """The archive's writes whose SQL differs between SQLite and PostgreSQL: new ids, and inserts that
-skip existing rows."""
+skip existing rows (with the dialect's INSERT that sathub.db picks for both interfaces)."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
+
+from sathub.db import dialect_insert
 
 
 def allocate_ids(conn: Connection, table: sa.Table, count: int) -> list[int]:
@@ -24,5 +25,4 @@ def allocate_ids(conn: Connection, table: sa.Table, count: int) -> list[int]:
 
 def insert_ignoring_conflicts(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
     """INSERT ... ON CONFLICT DO NOTHING (another import may have created the same row)."""
-    insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    conn.execute(insert(table).on_conflict_do_nothing(), rows)
+    conn.execute(dialect_insert(conn)(table).on_conflict_do_nothing(), rows)
