@@ -13,9 +13,9 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from sathub import db
-from sathub.archive.api.render import FORBIDDEN, NOT_FOUND, UNAVAILABLE, bodiless, json_error
+from sathub.archive.api.render import NOT_FOUND, UNAVAILABLE, ApiError, bodiless, json_error
+from sathub.archive.api.views import visible_list
 from sathub.archive.store import reads
-from sathub.archive.tables import PRIVATE
 from sathub.db import DatabaseUnavailable
 from sathub.web import engine_of
 
@@ -43,12 +43,10 @@ class Download:
             return error(404)
         try:
             with db.connect(engine_of(request)) as conn:
-                mailing_list = reads.find_list(conn, params["address"])
-                if mailing_list is None:
-                    return error(404)
-                if mailing_list.archive_policy == PRIVATE:
-                    return error(403, FORBIDDEN)
+                mailing_list = visible_list(conn, params["address"])
                 attachment = reads.find_attachment(conn, mailing_list.id, params["message_id_hash"], int(counter))
+        except ApiError as refused:
+            return error(refused.status, refused.detail)
         except DatabaseUnavailable:
             return error(503, UNAVAILABLE)
         if attachment is None or attachment.name != params["filename"]:
