@@ -1,1 +1,2 @@
-"""Interface B: the HyperKitty-compatible archive read API."""
+"""Interface B, the list archive: tables.py, pure mail rules (mail/), the import (importing/), all of
+its SQL (store/), the HyperKitty-compatible read API (api/) and its CLI commands (commands.py)."""
