@@ -1,10 +1,16 @@
 """`sathub serve` as `make run` starts it: migrates a new SQLite file, loads the default catalog,
 serves under the base URL's prefix with several workers."""
 
+import os
+import subprocess
+import sys
+import time
+
 import httpx
 import pytest
 
-from tests.live_server import sathub_server
+from tests.conftest import POSTGRES_URL, fresh_postgres_database
+from tests.live_server import free_port, sathub_server
 
 pytestmark = pytest.mark.slow
 
@@ -22,3 +28,36 @@ def test_serve_fresh_sqlite_with_prefix_and_workers(tmp_path):
         assert httpx.get(f"{root}/api/v1/sat_info.php?name=AO-91").json()[0]["callsign"] == "W1AW"
         assert httpx.get(f"{root}/api/v1/health.php").json()["data"]["status"] == "ok"
     assert (tmp_path / "var" / "sathub.db").exists()
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="SATHUB_TEST_POSTGRES_URL not set")
+def test_four_processes_started_at_once_on_a_fresh_postgresql_all_serve():
+    """The migration and the default catalog load run once, whichever process comes first."""
+    url, drop = fresh_postgres_database(POSTGRES_URL)
+    ports = [free_port() for _ in range(4)]
+    processes = [subprocess.Popen([sys.executable, "-m", "sathub", "serve"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, env={**os.environ, "SATHUB_DATABASE_URL": url,
+                                                                 "SATHUB_PORT": str(port), "SATHUB_LOG_LEVEL": "warning"})
+                 for port in ports]
+    try:
+        for process, port in zip(processes, ports):
+            deadline = time.monotonic() + 60
+            while True:
+                assert process.poll() is None, process.stdout.read().decode(errors="replace")
+                try:
+                    answer = httpx.get(f"http://127.0.0.1:{port}/api/v1/catalog.php", timeout=1)
+                    if answer.status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                assert time.monotonic() < deadline, "not serving within 60 s"
+                time.sleep(0.2)
+            assert answer.json()["meta"]["count"] == 77
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=10)
+        drop()
+    loaded = [process.stdout.read().decode() for process in processes]
+    assert sum("Loaded the default catalog" in output for output in loaded) == 1

@@ -3,13 +3,37 @@
 from __future__ import annotations
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount
 
 from sathub.archive.api.routes import routes as archive_routes
 from sathub.config import Settings
 from sathub.db import create_engine
+from sathub.hosts import HostCheck, parse_allowed
 from sathub.status.cache import AnswerCache
 from sathub.status.routes import routes as status_routes
+
+
+# What upstream's web server answers for a path it does not serve (Apache's page, no signature).
+NOT_FOUND_PAGE = """<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">
+<html><head>
+<title>404 Not Found</title>
+</head><body>
+<h1>Not Found</h1>
+<p>The requested URL was not found on this server.</p>
+</body></html>
+"""
+
+
+async def not_found(request: Request, exc: HTTPException) -> Response:
+    """An unknown path of interface A is upstream's HTML page; the archive keeps Starlette's text."""
+    path = request.url.path.removeprefix(request.app.state.settings.prefix)
+    if path.startswith(("/archive/", "/archives/", "/hyperkitty/")):
+        return PlainTextResponse(exc.detail, status_code=exc.status_code)
+    return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
 
 
 def create_app(settings: Settings | None = None, engine=None) -> Starlette:
@@ -17,9 +41,11 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     routes = [*status_routes(), *archive_routes()]
     if settings.prefix:
         routes = [Mount(settings.prefix, routes=routes)]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, exception_handlers={404: not_found},
+                    middleware=[Middleware(HostCheck, allowed=parse_allowed(settings.allowed_hosts))])
     app.state.settings = settings
-    app.state.engine = engine if engine is not None else create_engine(settings.database_url)
+    app.state.engine = engine if engine is not None else create_engine(
+        settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow)
     app.state.answers = AnswerCache(app.state.engine)
     return app
 

@@ -27,12 +27,18 @@ def main() -> None:
               help="Public base URL with optional path prefix, e.g. https://www.amsat.org/status.")
 @click.option("--log-level", envvar="SATHUB_LOG_LEVEL", default=None,
               type=click.Choice(["critical", "error", "warning", "info", "debug"]))
-def serve(host, port, workers, database_url, base_url, log_level) -> None:
+@click.option("--db-pool-size", envvar="SATHUB_DB_POOL_SIZE", type=click.IntRange(1), default=None,
+              help="Database connections each process keeps open (5).")
+@click.option("--db-max-overflow", envvar="SATHUB_DB_MAX_OVERFLOW", type=click.IntRange(0), default=None,
+              help="More connections a process may open under load (5). A process holds at most "
+                   "pool + overflow + 1; keep processes x that below PostgreSQL's max_connections.")
+def serve(host, port, workers, database_url, base_url, log_level, db_pool_size, db_max_overflow) -> None:
     """Migrate the database, load the default catalog when empty, and serve HTTP."""
     import uvicorn
 
     settings = Settings.from_env(host=host, port=port, workers=workers, database_url=database_url,
-                                 base_url=base_url, log_level=log_level)
+                                 base_url=base_url, log_level=log_level, db_pool_size=db_pool_size,
+                                 db_max_overflow=db_max_overflow)
     if not settings.secret_key:
         settings = Settings.from_env(**{**settings.__dict__, "secret_key": os.urandom(32).hex()})
     engine = engine_for(settings.database_url)

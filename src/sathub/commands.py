@@ -19,7 +19,8 @@ def engine_for(database_url: str | None):
     engine = db.create_engine(url)
     try:
         db.upgrade(engine)
-    except sa.exc.OperationalError as exc:
+    except (sa.exc.OperationalError, db.DatabaseUnavailable) as exc:
         shown = db.normalize_url(url).render_as_string(hide_password=True)
-        raise click.ClickException(f"Cannot reach the database {shown}: {str(exc.orig).strip()}") from exc
+        reason = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
+        raise click.ClickException(f"Cannot reach the database {shown}: {str(reason).strip()}") from exc
     return engine

@@ -15,6 +15,9 @@ class Settings:
     # Public base URL: scheme, host and optional path prefix (e.g. https://www.amsat.org/status).
     # Empty means: build links from each request and serve at the root.
     base_url: str = ""
+    # Host headers answered (comma-separated; `.example.org` includes subdomains); empty: any
+    # well-formed host. A malformed Host is always refused (hosts.py).
+    allowed_hosts: str = ""
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 1
@@ -24,6 +27,10 @@ class Settings:
     # Optional deploy facts sent as X-AMSAT-API-Commit / X-AMSAT-API-Deployed-At.
     commit: str = ""
     deployed_at: str = ""
+    # PostgreSQL connections of one process: kept open, and opened beyond those under load. With
+    # the revision probe's own connection a process holds at most pool + overflow + 1 of them.
+    db_pool_size: int = 5
+    db_max_overflow: int = 5
     # Legacy form submissions allowed per client and minute (0 disables the limit).
     submit_rate_per_minute: int = 30
 

@@ -36,7 +36,12 @@ def normalize_url(url: str) -> sa.URL:
     return parsed
 
 
-def create_engine(url: str) -> Engine:
+# pg_advisory_xact_lock key under which processes starting at once on one PostgreSQL migrate the
+# schema and load the default catalog one after the other ("sathub" in ASCII).
+STARTUP_LOCK = 0x736174687562
+
+
+def create_engine(url: str, pool_size: int = 5, max_overflow: int = 5) -> Engine:
     parsed = normalize_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
@@ -48,7 +53,7 @@ def create_engine(url: str) -> Engine:
         return engine
     connect_args = {"connect_timeout": 3} if parsed.get_backend_name() == "postgresql" else {}
     # pre-ping drops connections that died while the server was away, so health recovers on its own.
-    return sa.create_engine(parsed, pool_size=10, max_overflow=20, pool_pre_ping=True,
+    return sa.create_engine(parsed, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True,
                             pool_timeout=10, connect_args=connect_args)
 
 
@@ -70,6 +75,13 @@ def _sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.info.get("write") else "BEGIN")
 
 
+def one_at_a_time(conn: Connection) -> None:
+    """Make the processes that start at once wait for each other here until this transaction ends:
+    an advisory lock on PostgreSQL; SQLite's writers already take its lock up front (BEGIN IMMEDIATE)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": STARTUP_LOCK})
+
+
 @contextlib.contextmanager
 def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
     """A connection (in a transaction when write=True); a failure to connect becomes DatabaseUnavailable."""
@@ -79,6 +91,8 @@ def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
             conn = engine.connect()
         except sa.exc.DBAPIError as exc:
             raise DatabaseUnavailable(str(exc.orig)) from exc
+        except sa.exc.TimeoutError as exc:  # every pooled connection stayed busy for pool_timeout
+            raise DatabaseUnavailable("no free database connection") from exc
         with conn:
             if not write:
                 yield conn
@@ -103,7 +117,8 @@ def upgrade(engine: Engine) -> None:
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as conn:
+    with connect(engine, write=True) as conn:
+        one_at_a_time(conn)  # the second of two processes finds the schema migrated, not half-made
         config.attributes["connection"] = conn
         command.upgrade(config, "head")
 

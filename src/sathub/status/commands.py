@@ -14,6 +14,7 @@ import click
 
 from sathub import db
 from sathub.commands import database_option, engine_for
+from sathub.status import rules
 from sathub.status.admin import passwords
 from sathub.status.migrate import importer
 from sathub.status.store import accounts, catalog as catalog_store
@@ -38,6 +39,7 @@ def load_catalog(conn, path=DEFAULT_CATALOG) -> int:
 def load_default_catalog_if_empty(engine) -> int | None:
     """How many satellites were loaded into an empty catalog; None when it had some."""
     with db.connect(engine, write=True) as conn:
+        db.one_at_a_time(conn)  # several processes starting at once load it once
         return load_catalog(conn) if catalog_store.catalog_is_empty(conn) else None
 
 
@@ -76,6 +78,8 @@ def catalog_load(file, database_url) -> None:
 @database_option
 def catalog_add(name, display_name, website, database_url) -> None:
     """Add (or update) the satellite with API name NAME."""
+    if website and not rules.is_web_url(website):
+        raise click.BadParameter("Give an http:// or https:// address.", param_hint="--website")
     with db.connect(engine_for(database_url), write=True) as conn:
         catalog_store.load_catalog(conn, [{"name": name, "display_name": display_name or name, "website": website}])
     click.echo(f"Added {name}.")

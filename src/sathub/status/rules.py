@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from urllib.parse import urlsplit
 
 REPORT_VALUES = ("Heard", "Telemetry Only", "Not Heard", "Crew Active")
 
@@ -32,6 +33,17 @@ PHP_TRIM = " \t\n\r\0\x0b"
 
 def php_trim(text: str) -> str:
     return text.strip(PHP_TRIM)
+
+
+def is_web_url(text: str) -> bool:
+    """A catalog website that may become a link: an http(s) URL with a host (a `javascript:` or
+    `data:` URL would run in the visitor's browser)."""
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname) and not any(
+        c.isspace() or ord(c) < 32 for c in text)
 
 
 def normalize_report(text: str) -> str | None:

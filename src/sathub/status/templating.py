@@ -15,7 +15,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sathub.status.rules import PERIOD_LABELS
+from sathub.status.rules import PERIOD_LABELS, is_web_url
 
 DONATE_URL = "https://www.amsat.org/donations/amsat-general-fund-donations/"
 
@@ -106,6 +106,7 @@ environment = Environment(loader=PackageLoader("sathub.status", "templates"), au
                           undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 environment.globals.update(satellite_url=satellite_url, feed_url=feed_url, asset_url=asset_url,
                            donate_url=DONATE_URL, period_labels=PERIOD_LABELS)
+environment.tests["web_url"] = is_web_url  # rows stored before websites were checked may hold other URLs
 
 
 def static_response(request: Request, name: str, media_type: str) -> Response:

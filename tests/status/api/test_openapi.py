@@ -40,7 +40,8 @@ DOCUMENT = json.loads(DOCUMENT_TEXT)
 
 # Served under /api/v1 but deliberately not in the document: the plain-text listing (4.8),
 # which answers every method and is not JSON.
-UNDOCUMENTED = {"/api/v1/", "/api/v1/index.php"}
+# Upstream's document names seven paths; the listing and the document itself are not among them.
+UNDOCUMENTED = {"/api/v1/", "/api/v1/index.php", "/api/v1/openapi.php", "/api/v1/openapi.json"}
 
 # status-api.md 11: the operations upstream's document names, which clients may rely on.
 UPSTREAM_OPERATIONS = {

@@ -169,7 +169,9 @@ def test_health(client):
 def test_index_listing(client):
     response = client.get("/api/v1/")
     assert response.headers["content-type"] == "text/plain; charset=utf-8"
-    assert "1.0.0" in response.text and f"OpenAPI: {BASE}/openapi.php" in response.text
+    assert "1.0.0" in response.text
+    # Upstream aligns the OpenAPI line with "Documentation: " (seven spaces after the colon).
+    assert "\nDocumentation: http://sathub.test/api/\nOpenAPI:       http://sathub.test/api/v1/openapi.php\n" in response.text
     assert f"{BASE}/sat_info.php?name=AO-91&hours=24" in response.text
     assert client.get("/api/v1/index.php").text == response.text
 

@@ -30,6 +30,7 @@ from sathub.web import BodyTooLarge, client_address, form_fields, in_thread, set
 # has a lower bcrypt cost fail in the same time, and guessing is slow.
 FAILED_LOGIN_DELAY = 1.0
 LOGIN_ATTEMPTS_PER_MINUTE = 10
+WEBSITE_REFUSED = "The website must be an http:// or https:// address."
 _INTEGER = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
 
 
@@ -105,7 +106,7 @@ async def login(request: Request) -> Response:
     try:
         fields = await form_fields(request)
     except BodyTooLarge:
-        fields = {}
+        return _message(request, None, "The request is too large.", f"{site}/admin/index.php", "Log in", 413)
     if csrf.is_foreign(request.headers, own_origins(request)):
         if not csrf.token_is_valid(secret_of(request), address, fields.get(csrf.TOKEN_FIELD, "")):
             return _message(request, None, "This login came from another site.", f"{site}/admin/index.php",
@@ -162,6 +163,8 @@ async def create_satellite(request: Request, session, fields) -> Response:
     if not display_name or not api_name:
         return _message(request, session, "You must enter the Satellite Name & HTML Name;", dashboard_link,
                         "Return to Dashboard")
+    if website and not rules.is_web_url(website):
+        return _message(request, session, WEBSITE_REFUSED, dashboard_link, "Return to Dashboard")
     if not await in_thread(request, _create, display_name, api_name, website, write=True):
         return _message(request, session, f"A satellite with the HTML Name {api_name} already exists.",
                         dashboard_link, "Return to Dashboard")
@@ -194,6 +197,8 @@ async def update_satellite(request: Request, session, fields) -> Response:
     if not display_name or not api_name:
         return _message(request, session, "You must enter the Satellite Name & HTML Name;", manage_link,
                         "Return to Manage Satellite")
+    if website and not rules.is_web_url(website):
+        return _message(request, session, WEBSITE_REFUSED, manage_link, "Return to Manage Satellite")
     if not await in_thread(request, _update, satellite_id, display_name, api_name, website, write=True):
         return _message(request, session, f"A satellite with the HTML Name {api_name} already exists.",
                         manage_link, "Return to Manage Satellite")

@@ -2,8 +2,9 @@
 at both generations of upstream paths, /api/... and /api/v1/... (status-api.md 10 and 13).
 
 The overview's endpoint blocks are read from openapi.json, so page and contract cannot drift.
-Swagger UI's files come from the installed swagger_ui_bundle package and are served from our own
-tree (never a CDN), with our initializer as a file too, so a strict CSP without inline scripts works."""
+Swagger UI 5's files come from the installed swagger-ui-bundle-v2 package (imported as
+swagger_ui_bundle) and are served from our own tree (never a CDN), with our initializer and the
+page's stylesheet as files too, so a strict CSP (script-src and style-src 'self') works."""
 
 from __future__ import annotations
 
@@ -28,15 +29,17 @@ DOCUMENT = json.loads((resources.files("sathub.status.api") / "openapi.json").re
 _VENDOR = Path(swagger_ui_path)
 _OWN = Path(str(resources.files("sathub.status") / "static" / "docs"))
 
-# Only the files the page needs: the package's own index.html and initializer point at the petstore demo.
+# Only the files the page needs (swagger-ui.css names its map; the bundle names none): the package's
+# own index.html and initializer point at the petstore demo, and its standalone preset (the top bar
+# with a URL box) is not used.
 SWAGGER_ASSETS = {
     "swagger-ui.css": (_VENDOR, "text/css; charset=utf-8"),
     "swagger-ui.css.map": (_VENDOR, "application/json"),
     "swagger-ui-bundle.js": (_VENDOR, "text/javascript; charset=utf-8"),
-    "swagger-ui-bundle.js.map": (_VENDOR, "application/json"),
     "favicon-16x16.png": (_VENDOR, "image/png"),
     "favicon-32x32.png": (_VENDOR, "image/png"),
     "swagger-init.js": (_OWN, "text/javascript; charset=utf-8"),
+    "docs-page.css": (_OWN, "text/css; charset=utf-8"),
 }
 
 # One copy-paste request per documented operation; {base} is the deployment's API root.

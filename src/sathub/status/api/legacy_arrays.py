@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from sathub.status import rules, times
+from sathub.status.api import query
 from sathub.status.api.php_json import php_compact_json
 from sathub.status.api.responses import endpoint, legacy_array
 from sathub.status.cache import answers_of
@@ -23,21 +24,21 @@ async def satellites(request: Request) -> Response:
                                   "website": row.website} for row in catalog.catalog(conn)])
 
     answers = answers_of(request)
-    return legacy_array(request, await answers.get(("satellites",), answers.revision(), render))
+    return legacy_array(await answers.get(("satellites",), answers.revision(), render))
 
 
-def sat_info_hours(raw: str | None) -> int:
+def sat_info_hours(raw: query.PhpValue | None) -> int:
     """Default 72; a numeric value is truncated and clamped to 1..96; anything else is 72."""
-    value = rules.php_int(raw) if raw is not None else None
+    value = rules.php_int(raw) if isinstance(raw, str) else None
     return 72 if value is None else rules.clamp(value, 1, 96)
 
 
 @endpoint("GET")
 async def sat_info(request: Request) -> Response:
-    name = rules.php_trim(request.query_params.get("name") or "")
-    if not name:
-        return legacy_array(request, [])  # no database needed, so this works while it is down
-    hours = sat_info_hours(request.query_params.get("hours"))
+    name = query.text(request, "name")
+    if name is None:
+        return legacy_array([])  # no database needed, so this works while it is down
+    hours = sat_info_hours(query.raw(request, "hours"))
     window = times.first_included_hour(times.utc_now() - timedelta(hours=hours))
 
     def render(conn) -> bytes:
@@ -48,5 +49,5 @@ async def sat_info(request: Request) -> Response:
                                  for row in reports.sat_info(conn, name, window)])
 
     answers = answers_of(request)
-    return legacy_array(request, await answers.get(("sat_info", name.lower(), window), answers.revision(), render))
+    return legacy_array(await answers.get(("sat_info", name.lower(), window), answers.revision(), render))
 

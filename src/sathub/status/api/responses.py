@@ -28,7 +28,7 @@ class ApiError(Exception):
         self.status, self.code, self.message, self.details = status, code, message, details
 
 
-def invalid_parameter(name: str, raw: str) -> ApiError:
+def invalid_parameter(name: str, raw) -> ApiError:
     return ApiError(400, "invalid_parameter", f"Parameter '{name}' must be an integer.", {name: raw})
 
 
@@ -55,11 +55,11 @@ def envelope(request: Request, body: dict | str, status: int = 200, headers: dic
     })
 
 
-def legacy_array(request: Request, items: list[dict] | bytes) -> Response:
-    """Compact PHP json_encode() body, or one rendered already, with the exact legacy Content-Type."""
+def legacy_array(items: list[dict] | bytes) -> Response:
+    """Compact PHP json_encode() body, or one rendered already, with the exact legacy Content-Type
+    and, as upstream, no other header (no version header either)."""
     body = items if isinstance(items, bytes) else php_compact_json(items)
-    return Response(body, headers={"Content-Type": "application/json",
-                                                       **_version_headers(request)})
+    return Response(body, headers={"Content-Type": "application/json"})
 
 
 def error_response(request: Request, error: ApiError, headers: dict | None = None) -> Response:

@@ -12,9 +12,9 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from sathub.status import rules, times
-from sathub.status.api import report_input
+from sathub.status.api import query, report_input
 from sathub.status.api.php_json import PrettyFragment, php_pretty_json
-from sathub.status.api.responses import API_VERSION, ApiError, endpoint, envelope, invalid_parameter
+from sathub.status.api.responses import API_VERSION, ApiError, endpoint, envelope
 from sathub.status.cache import answers_of
 from sathub.status.store import catalog as catalog_store, reports as report_store
 from sathub.web import in_thread, settings_of, site_url
@@ -33,25 +33,6 @@ def encode_name(name: str) -> str:
 
 def reports_link(request: Request, name: str) -> str:
     return f"{api_base(request)}/reports.php?name={encode_name(name)}"
-
-
-def query_text(request: Request, name: str) -> str | None:
-    """A string parameter: trimmed, and absent when empty (2.5)."""
-    raw = request.query_params.get(name)
-    if raw is None:
-        return None
-    return rules.php_trim(raw) or None
-
-
-def query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
-    """An integer parameter: default when absent or empty, 400 when not numeric, else clamped."""
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return default
-    value = rules.php_int(raw)
-    if value is None:
-        raise invalid_parameter(name, raw)
-    return rules.clamp(value, low, high)
 
 
 def window_since(hours: int, since_text: str | None = None) -> tuple[str, report_store.Window]:
@@ -76,8 +57,8 @@ def report_read_forms(rows) -> list[dict]:
 
 @endpoint("GET")
 async def catalog(request: Request) -> Response:
-    name = query_text(request, "name")
-    with_stats = rules.query_bool(request.query_params.get("include_stats"))
+    name = query.text(request, "name")
+    with_stats = query.boolean(request, "include_stats")
     base = api_base(request)
 
     def render(conn) -> str | None:
@@ -115,11 +96,11 @@ async def reports_endpoint(request: Request) -> Response:
 async def search_reports(request: Request) -> Response:
     answers = answers_of(request)
     revision = answers.revision()  # the database comes first in the evaluation order of 4.2
-    hours = query_int(request, "hours", 72, 1, 720)
-    limit = query_int(request, "limit", 100, 1, 500)
-    name = query_text(request, "name")
+    hours = query.integer(request, "hours", 72, 1, 720)
+    limit = query.integer(request, "limit", 100, 1, 500)
+    name = query.text(request, "name")
     try:  # checked after the name, whose 404 comes first
-        since, window = window_since(hours, query_text(request, "since"))
+        since, window = window_since(hours, query.text(request, "since"))
         grid, report = grid_filter(request), status_filter(request)
         invalid = None
     except ApiError as error:
@@ -133,7 +114,7 @@ async def search_reports(request: Request) -> Response:
         names = tuple(sorted({name, *matches}))  # the database folds case, as in its indexes
     if invalid is not None:
         raise invalid
-    callsign = query_text(request, "callsign")
+    callsign = query.text(request, "callsign")
     callsign = rules.ascii_upper(callsign) if callsign else None
 
     def render(conn) -> tuple[int, PrettyFragment]:
@@ -147,7 +128,7 @@ async def search_reports(request: Request) -> Response:
 
 
 def grid_filter(request: Request) -> str | None:
-    if (text := query_text(request, "grid_square")) is None:
+    if (text := query.text(request, "grid_square")) is None:
         return None
     if (grid := rules.parse_grid(text)) is None:
         raise ApiError(400, "invalid_grid_square", "Parameter 'grid_square' must be a Maidenhead locator.")
@@ -155,7 +136,7 @@ def grid_filter(request: Request) -> str | None:
 
 
 def status_filter(request: Request) -> str | None:
-    if (text := query_text(request, "status")) is None:
+    if (text := query.text(request, "status")) is None:
         return None
     if (report := rules.normalize_report(text)) is None:
         raise ApiError(400, "invalid_status", "Parameter 'status' must be a supported report value.")
@@ -185,7 +166,7 @@ def store_report(conn, fields: dict) -> tuple[report_input.Accepted, report_stor
 async def summary(request: Request) -> Response:
     answers = answers_of(request)
     revision = answers.revision()
-    hours = query_int(request, "hours", 24, 1, 720)
+    hours = query.integer(request, "hours", 24, 1, 720)
     _, window = window_since(hours)
 
     def render(conn) -> str:
@@ -236,7 +217,7 @@ async def index(request: Request) -> Response:
     text = f"""AMSAT Satellite Status API v{API_VERSION}
 
 Documentation: {site}/api/
-OpenAPI: {base}/openapi.php
+OpenAPI:       {base}/openapi.php
 
 Primary endpoints:
   GET  {base}/catalog.php

@@ -65,6 +65,7 @@ def render(grid: Grid, site: str) -> GridMarkup:
     tips: list[str] = []
     rows: list[str] = []
     details: list[str] = []
+    site = html_text(site)  # built from the request's Host when no base URL is configured
     for row in grid.rows:
         name = html_text(row.name)
         rows.append(f'<tr> <td align="right" class="name"><a href="{site}/satellite/{quote(row.name, safe="")}">'

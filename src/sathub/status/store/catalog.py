@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from sathub.status.rules import is_web_url
 from sathub.status.store.text import db_text, folded
 from sathub.status.tables import report_totals, satellite_aliases, satellites
 
@@ -82,14 +83,16 @@ def catalog_with_aliases(conn: Connection) -> list[dict]:
 
 
 def load_catalog(conn: Connection, rows: list[dict]) -> int:
-    """Insert or update entries keyed by API name (case-insensitive); returns how many were written."""
+    """Insert or update entries keyed by API name (case-insensitive); returns how many were written.
+    A website that is not an http(s) URL is stored empty."""
     written = 0
     for row in rows:
         api_name = db_text((row.get("name") or "").strip())
         if not api_name:
             continue
+        website = (row.get("website") or "").strip()
         values = {"display_name": db_text((row.get("display_name") or api_name).strip()),
-                  "website": db_text((row.get("website") or "").strip())}
+                  "website": db_text(website) if is_web_url(website) else ""}
         updated = conn.execute(satellites.update().where(_api_name_is(api_name)).values(**values)).rowcount
         if not updated:
             conn.execute(satellites.insert().values(api_name=api_name, **values))
