@@ -229,6 +229,7 @@ def test_invalid_reports_are_refused_with_their_message(site, page, callsign, gr
     assert page.request.get(f"{base}/api/v1/sat_info.php?name=AO-91").json() == []
 
 
+@pytest.mark.calendar_bound
 def test_a_report_for_the_next_hour_is_refused(site, page):
     base, _ = site
     later = now_utc() + timedelta(hours=1)

@@ -52,3 +52,15 @@ def test_admin_add_user(engine):
     result = CliRunner().invoke(main, ["admin", "add-user", "x", "--database-url", engine.url.render_as_string(False)],
                                 env={"SATHUB_ADMIN_PASSWORD": "é" * 40})
     assert result.exit_code == 1 and "at most 72 bytes" in result.output
+
+
+def test_catalog_websites_must_be_http_urls(engine, tmp_path):
+    url = engine.url.render_as_string(False)
+    result = CliRunner().invoke(main, ["catalog", "add", "X-1", "--website", "javascript:alert(3)", "--database-url", url])
+    assert result.exit_code == 2 and "http:// or https://" in result.output
+    csv_file = tmp_path / "catalog.csv"
+    csv_file.write_text("name,display_name,website\nX-2,X two,javascript:alert(3)\nX-3,X three,https://x3.test/\n")
+    run(engine, "catalog", "load", str(csv_file))
+    listing = run(engine, "catalog", "list")
+    assert "X-2,X two,," in listing and "X-3,X three,https://x3.test/," in listing
+    assert "X-1" not in listing

@@ -111,3 +111,13 @@ def test_php_intval(text, value):
 def test_callsigns_are_upper_cased_like_php():
     assert rules.split_api_callsign("w1aw/ß", "") == ("W1AW/ß", "")
     assert rules.ascii_upper("k1abﬁ-ß") == "K1ABﬁ-ß"
+
+
+@pytest.mark.parametrize("text, ok", [
+    ("https://www.amsat.org/ao-91/", True), ("http://example.org", True), ("HTTPS://EXAMPLE.ORG/x", True),
+    ("javascript:alert(3)", False), ("JaVaScRiPt:alert(3)", False), ("data:text/html,x", False),
+    ("//evil.org/", False), ("www.amsat.org", False), ("https://", False), ("http://a b.org/", False),
+    ("https://[::1", False),
+])
+def test_websites_are_http_urls_with_a_host(text, ok):
+    assert rules.is_web_url(text) is ok

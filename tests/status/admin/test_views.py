@@ -260,3 +260,43 @@ def test_a_valid_cookie_of_a_user_that_does_not_exist_is_anonymous(client, seede
     assert client.get("/admin/dashboard.php", follow_redirects=False).status_code == 302
     client.cookies.set(sessions.COOKIE, sessions.encode("test-secret", sessions.new_session("admin", 0)))
     assert client.get("/admin/dashboard.php", follow_redirects=False).status_code == 200
+
+
+def test_each_admin_page_has_one_link_of_each_name(client, seeded):
+    """Upstream's Playwright suite finds the dashboard's "Add Satellite" link by its name."""
+    log_in(client)
+    for path in ("/admin/dashboard.php", "/admin/add_satellite.php", "/admin/manage_satellites.php"):
+        page = client.get(path).text
+        assert page.count(">Add Satellite</a>") == 1 and page.count(">Manage Satellites</a>") == 1, path
+
+
+@pytest.mark.parametrize("website", ["javascript:alert(3)", "data:text/html,<script>x</script>", "ftp://x.org/",
+                                     "www.amsat.org", "https://"])
+def test_a_website_must_be_an_http_url(client, seeded, website):
+    log_in(client)
+    form = client.get("/admin/add_satellite.php").text
+    response = client.post("/admin/create_satellite.php", headers=BROWSER, data={
+        "satellite_name": "X-1", "html_satellite_name": "X-1", "website": website, "csrf_token": token_of(form)})
+    assert "The website must be an http:// or https:// address." in response.text
+    with db.connect(seeded) as conn:
+        assert "X-1" not in [row.api_name for row in catalog_store.catalog(conn)]
+    entry = satellite_id(seeded, "AO-91")
+    form = client.get(f"/admin/edit_satellite.php?id={entry}").text
+    response = client.post("/admin/update_satellite.php", headers=BROWSER, data={
+        "sat_id": str(entry), "satellite_name": "AO-91", "html_satellite_name": "AO-91", "website": website,
+        "csrf_token": token_of(form)})
+    assert "The website must be an http:// or https:// address." in response.text
+
+
+def test_a_website_stored_before_the_check_is_not_a_link(client, seeded):
+    with db.connect(seeded, write=True) as conn:
+        conn.execute(sa.text("UPDATE satellites SET website = 'javascript:alert(3)' WHERE api_name = 'AO-91'"))
+    log_in(client)
+    assert 'href="javascript:' not in client.get("/admin/manage_satellites.php").text
+    assert 'href="javascript:' not in client.get("/satellite/AO-91").text
+
+
+def test_a_login_body_over_the_limit_is_413(client, seeded):
+    response = client.post("/admin/login.php", content=b"username=admin&password=" + b"x" * (10 * 2**20),
+                           headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert response.status_code == 413

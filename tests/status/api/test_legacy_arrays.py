@@ -48,3 +48,16 @@ def test_satellites_legacy(client, seeded):
 
 def test_satellites_empty_catalog(client):
     assert client.get("/api/v1/satellites.php").text == "[]"
+
+
+def test_legacy_arrays_carry_no_version_header_as_upstream(client, seeded):
+    for path in ("/api/v1/satellites.php", "/api/v1/sat_info.php?name=AO-91", "/api/v1/sat_info.php"):
+        response = client.get(path)
+        assert response.status_code == 200 and "x-amsat-api-version" not in response.headers
+    assert client.get("/api/v1/statuses.php").headers["x-amsat-api-version"] == "1.0.0"
+
+
+def test_array_parameters_of_sat_info_are_no_values(client, seeded):
+    store_report(seeded, "AO-91", hours_ago(1))
+    assert client.get("/api/v1/sat_info.php?name[]=AO-91").json() == []
+    assert len(client.get("/api/v1/sat_info.php?name=AO-91&hours[]=1").json()) == 1  # hours 72, the default

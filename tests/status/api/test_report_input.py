@@ -150,7 +150,8 @@ def test_hostile_strings_store_nothing(client, seeded, hostile):
     expected = {"name": 404, "callsign": 200, "grid_square": 400, "status": 400, "since": 400}
     for param, status in expected.items():
         response = client.get("/api/v1/reports.php", params={param: hostile})
-        assert response.status_code == status and "data" in response.json() or "error" in response.json()
+        assert response.status_code == status, (param, response.text)
+        assert ("data" if status == 200 else "error") in response.json()
     assert client.get("/api/v1/reports.php", params={"callsign": hostile}).json()["data"] == []
     assert client.get("/api/v1/sat_info.php", params={"name": hostile}).json() == []
     assert client.get("/api/v1/catalog.php", params={"name": hostile}).status_code == 404
@@ -172,3 +173,64 @@ def test_non_ascii_catalog_names_match_on_every_backend(client, seeded):
     found = client.get("/api/v1/reports.php", params={"name": "Ørsted Sat"}).json()["data"]
     assert [row["name"] for row in found] == ["OSCAR-Ø"]
     assert len(client.get("/api/v1/sat_info.php", params={"name": "OSCAR-Ø"}).json()) == 1
+
+
+# --- rules of status-api.md 4.3 that a change to report_input.py must not slip past ---
+
+GOOD_PARTS = {"name": "AO-91", "report": "Heard", "callsign": "W1AW", "grid_square": "FN31",
+              "year": 2024, "month": 2, "day": 29, "hour": 10, "minute": 20}
+
+
+@pytest.mark.parametrize("change, code", [
+    ({"report": "Loud", "callsign": "BAD!"}, "invalid_report"),  # the report is checked before the callsign
+    ({"callsign": "BAD!", "grid_square": "ZZ99"}, "invalid_callsign"),  # the callsign before the grid
+    ({"grid_square": "ZZ99", "reported_at": "a"}, "invalid_grid_square"),  # the grid before the time
+    ({"reported_at": "a", "callsign": "W1AW"}, "invalid_reported_at"),
+])
+def test_the_checks_after_the_name_run_in_the_documented_order(client, seeded, change, code):
+    response = client.post("/api/v1/reports.php", json={**VALID, **change})
+    assert response.status_code == 422 and error_code(response) == code
+
+
+def test_leap_days_exist_only_in_leap_years(client, seeded):
+    leap = client.post("/api/v1/reports.php", json=GOOD_PARTS)
+    assert leap.status_code == 201 and leap.json()["data"]["reported_time"] == "2024-02-29T10:20:00Z"
+    assert client.post("/api/v1/reports.php", json={**VALID, "reported_at": "2024-02-29T09:00:00Z"}).status_code == 201
+    for body in ({**GOOD_PARTS, "year": 2025}, {**VALID, "reported_at": "2025-02-29T09:00:00Z"},
+                 {**GOOD_PARTS, "year": 1900}):
+        response = client.post("/api/v1/reports.php", json=body)
+        assert response.status_code == 422 and error_code(response) == "invalid_reported_at"
+
+
+def test_there_is_no_lower_bound_on_the_reported_time(client, seeded):
+    for reported_at in ("2001-01-01T00:00:00Z", "1970-01-01T00:00:00Z"):
+        response = client.post("/api/v1/reports.php", json={**VALID, "reported_at": reported_at})
+        assert response.status_code == 201 and response.json()["data"]["reported_time"] == reported_at
+
+
+def test_a_missing_or_null_minute_means_minute_30(client, seeded):
+    without = {key: value for key, value in GOOD_PARTS.items() if key != "minute"}
+    assert client.post("/api/v1/reports.php", json=without).json()["data"]["reported_time"] == "2024-02-29T10:30:00Z"
+    nulled = client.post("/api/v1/reports.php", json={**GOOD_PARTS, "minute": None, "hour": 11})
+    assert nulled.json()["data"]["reported_time"] == "2024-02-29T11:30:00Z"
+    zero = client.post("/api/v1/reports.php", json={**GOOD_PARTS, "minute": 0, "hour": 12})
+    assert zero.json()["data"]["reported_time"] == "2024-02-29T12:00:00Z"
+    rows = report_rows(seeded)
+    assert [(row.hour, row.period) for row in rows] == [(10, 1), (11, 1), (12, 0)]
+
+
+def test_post_never_reads_the_query_string(client, seeded):
+    query = "name=AO-91&report=Heard&callsign=W1AW&reported_at=-1%20hour"
+    for body in ({"json": {}}, {"data": {}}, {"content": b"", "headers": {"content-type": "text/plain"}}):
+        response = client.post(f"/api/v1/reports.php?{query}", **body)
+        assert response.status_code == 422 and error_code(response) == "missing_name"
+    assert report_rows(seeded) == []
+
+
+def test_json_booleans_read_as_php_strings(client, seeded):
+    # false is "", so no grid; true is "1", which is no callsign and no satellite.
+    stored = client.post("/api/v1/reports.php", json={**VALID, "grid_square": False})
+    assert stored.status_code == 201 and stored.json()["data"]["grid_square"] == ""
+    assert error_code(client.post("/api/v1/reports.php", json={**VALID, "callsign": True})) == "invalid_callsign"
+    assert error_code(client.post("/api/v1/reports.php", json={**VALID, "name": True})) == "unknown_satellite"
+    assert error_code(client.post("/api/v1/reports.php", json={**VALID, "name": False})) == "missing_name"

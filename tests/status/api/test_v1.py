@@ -206,3 +206,40 @@ def test_catalog_stats_for_non_ascii_names(client, engine):
     seed_catalog(engine, [{"name": "İSS-Ω", "display_name": "İSS Ω", "website": ""}])
     store_report(engine, "İSS-Ω", hours_ago(1))
     assert client.get("/api/v1/catalog.php?include_stats=1").json()["data"][0]["report_count"] == 1
+
+
+# --- parameters sent as arrays (PHP's $_GET: `x[]=…` is an array, which is no value) ---
+
+
+@pytest.mark.parametrize("query, status, code, details", [
+    ("hours[]=5", 400, "invalid_parameter", {"hours": ["5"]}),
+    ("limit[]=5&limit[]=6", 400, "invalid_parameter", {"limit": ["5", "6"]}),
+    ("hours[a]=5", 400, "invalid_parameter", {"hours": {"a": "5"}}),
+    ("hours=5&hours[]=6", 400, "invalid_parameter", {"hours": ["6"]}),  # the last occurrence wins
+    ("name[]=AO-91", 404, "satellite_not_found", None),  # read as the text "Array"
+    ("grid_square[]=FN31", 400, "invalid_grid_square", None),
+    ("status[]=Heard", 400, "invalid_status", None),
+    ("since[]=2026-01-01", 400, "invalid_since", None),
+])
+def test_array_parameters_of_reports_are_no_values(client, seeded, query, status, code, details):
+    response = client.get(f"/api/v1/reports.php?{query}")
+    assert response.status_code == status
+    error = response.json()["error"]
+    assert error["code"] == code and error.get("details") == details
+
+
+def test_array_parameters_elsewhere(client, seeded):
+    store_report(seeded, "AO-91", hours_ago(1))
+    assert client.get("/api/v1/reports.php?hours[]=5&hours=24").json()["meta"]["hours"] == 24
+    assert client.get("/api/v1/reports.php?callsign[]=W1AW").json()["data"] == []
+    assert client.get("/api/v1/catalog.php?name[]=AO-91").status_code == 404
+    assert "report_count" not in client.get("/api/v1/catalog.php?include_stats[]=1").json()["data"][0]
+    summary = client.get("/api/v1/summary.php?hours[]=5")
+    assert summary.status_code == 400 and summary.json()["error"]["details"] == {"hours": ["5"]}
+
+
+def test_unknown_paths_answer_upstreams_html_page(client):
+    for path in ("/api/v1/nope.php", "/api/v1/lib/bootstrap.php", "/nope"):
+        response = client.get(path)
+        assert response.status_code == 404 and response.headers["content-type"] == "text/html; charset=utf-8"
+        assert "<title>404 Not Found</title>" in response.text

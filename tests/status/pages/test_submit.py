@@ -229,3 +229,27 @@ def test_over_the_limit_submissions_get_429_with_retry_after(limited_client, see
     fields = now_fields()
     del fields["Confirm"]
     assert limited_client.get("/submit.php?" + urlencode(fields)).status_code == 200  # confirmations are free
+
+
+def test_the_api_and_the_form_replace_each_others_reports_in_one_slot(client, seeded):
+    fields = now_fields()
+    when = f"{fields['SatYear']}-{fields['SatMonth']}-{fields['SatDay']}T{fields['SatHour']}:{int(fields['SatPeriod']) * 15 + 1:02d}:00Z"
+    api = client.post("/api/v1/reports.php", json={"name": "AO-91", "report": "Telemetry Only", "callsign": "w1aw",
+                                                   "grid_square": "FN42", "reported_at": when})
+    assert api.status_code == 201 and api.json()["data"]["replaced_count"] == 0
+    form = client.get("/submit.php?" + urlencode(fields))
+    assert form.text.count("already made a report") == 1
+    assert stored(seeded) == [("AO-91", "W1AW", "Heard", "FN42")]
+    again = client.post("/api/v1/reports.php", json={"name": "AO-91", "report": "Not Heard", "callsign": "W1AW",
+                                                     "reported_at": when})
+    assert again.json()["data"]["replaced_count"] == 1
+    assert stored(seeded) == [("AO-91", "W1AW", "Not Heard", "")]
+
+
+def test_the_replacement_notice_is_printed_once_per_removed_report(client, seeded):
+    first = client.get("/submit.php?" + urlencode(now_fields()))
+    assert "already made a report" not in first.text and "Thank you for your submission" in first.text
+    second = client.get("/submit.php?" + urlencode(now_fields(SatReport="Not Heard")))
+    assert second.text.count("It appears that you have already made a report for this satellite for the "
+                             "selected time period.") == 1
+    assert second.text.count("This report will replace the previous one.") == 1
