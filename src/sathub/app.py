@@ -14,6 +14,7 @@ from sathub.config import Settings
 from sathub.db import create_engine
 from sathub.hosts import HostCheck, parse_allowed
 from sathub.status.cache import AnswerCache
+from sathub.status.routes import EXCEPTION_HANDLERS as STATUS_EXCEPTION_HANDLERS
 from sathub.status.routes import routes as status_routes
 
 
@@ -41,7 +42,7 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     routes = [*status_routes(), *archive_routes()]
     if settings.prefix:
         routes = [Mount(settings.prefix, routes=routes)]
-    app = Starlette(routes=routes, exception_handlers={404: not_found},
+    app = Starlette(routes=routes, exception_handlers={404: not_found, **STATUS_EXCEPTION_HANDLERS},
                     middleware=[Middleware(HostCheck, allowed=parse_allowed(settings.allowed_hosts))])
     app.state.settings = settings
     app.state.engine = engine if engine is not None else create_engine(

@@ -58,6 +58,11 @@ class AnswerCache:
             computing.add_done_callback(functools.partial(self._computed, key, revision))
         return await asyncio.shield(computing)
 
+    def last(self, key: Hashable) -> object | None:
+        """The answer kept for `key` at whatever revision it was computed, if any."""
+        entry = self._entries.get(key)
+        return None if entry is None else entry[1]
+
     def _computed(self, key: Hashable, revision: int | tuple, computing: asyncio.Future) -> None:
         del self._computing[(key, revision)]
         if computing.cancelled() or computing.exception() is not None:

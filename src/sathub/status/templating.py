@@ -47,11 +47,11 @@ class CachedPage:
         digest = hashlib.blake2b(body if gzipped is None else gzipped, digest_size=12).hexdigest()
         return cls(body, gzipped, f'W/"{digest}"', media_type)
 
-    def response(self, request: Request, headers: dict) -> Response:
+    def response(self, request: Request, headers: dict, status: int = 200) -> Response:
         headers = {"ETag": self.etag, **headers}
-        if not_modified(request, self.etag):
+        if status == 200 and not_modified(request, self.etag):
             return Response(status_code=304, headers={"Vary": "Accept-Encoding", **headers})
-        return _response(self.body, self.gzipped if _accepts_gzip(request) else None, 200, headers,
+        return _response(self.body, self.gzipped if _accepts_gzip(request) else None, status, headers,
                          self.media_type)
 
 

@@ -101,3 +101,26 @@ def test_closed_port_is_503_then_health_recovers(proxied_database):
         assert client.get("/api/v1/catalog.php").status_code == 200
     app.state.engine.dispose()
     proxy.stop()
+
+
+def test_pages_answer_503_while_the_database_is_away_and_the_status_page_its_last_copy(proxied_database):
+    url, proxy = proxied_database
+    app = create_app(Settings(database_url=url, base_url="http://sathub.test"))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        pages = [("GET", "/"), ("GET", "/index.php"), ("GET", "/submit.php?SatSubmit=yes&SatName=AO-91"),
+                 ("GET", "/satellite/AO-91"), ("GET", "/feeds/AO-91.atom"), ("POST", "/admin/login.php")]
+        for method, path in pages:
+            response = client.request(method, path, data={"username": "a", "password": "b"} if method == "POST" else None)
+            assert response.status_code == 503, path
+            assert response.headers["content-type"] == "text/html; charset=utf-8" and "Retry-After" in response.headers
+            assert "temporarily unavailable" in response.text and "Traceback" not in response.text
+        proxy.start()
+        page = client.get("/")
+        assert page.status_code == 200
+        proxy.stop()
+        stale = client.get("/")
+        assert stale.status_code == 503 and stale.text == page.text  # the last page rendered
+        proxy.start()
+        assert client.get("/").status_code == 200
+    app.state.engine.dispose()
+    proxy.stop()

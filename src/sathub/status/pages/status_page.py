@@ -18,6 +18,7 @@ from sathub.status.templating import CachedPage, static_response
 from sathub.web import settings_of, site_url
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+STATUS_PAGE_PATHS = ("/", "/index.php")
 ASSETS = {"status.css": "text/css; charset=utf-8", "tooltips.js": "text/javascript; charset=utf-8"}
 
 
@@ -46,6 +47,11 @@ def form_choices(now) -> dict:
     }
 
 
+def status_page_key(site: str) -> tuple:
+    """Where the answer cache keeps the status page rendered for `site`."""
+    return ("status_page", site)
+
+
 async def status_page(request: Request) -> Response:
     now = times.utc_now()
     site = site_url(request)
@@ -53,7 +59,7 @@ async def status_page(request: Request) -> Response:
     # The same page for everyone until the data changes or, through the form's preselected date
     # and time, the quarter-hour does: rendered and gzipped once, then served as bytes.
     quarter = (now.date(), now.hour, rules.period_of_minute(now.minute))
-    page = await answers.get(("status_page", site), (answers.revision(), quarter),
+    page = await answers.get(status_page_key(site), (answers.revision(), quarter),
                              partial(_status_page, site, now, footer_line(request)))
     return page.response(request, {"Cache-Control": "no-cache"})
 
