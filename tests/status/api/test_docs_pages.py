@@ -325,8 +325,9 @@ def test_try_it_out_reports(visit, live_site, docs_page):
 @pytest.mark.parametrize("docs_page", SWAGGER_PAGES)
 def test_try_it_out_statuses(visit, live_site, docs_page, screenshots):
     visit.page.goto(f"{live_site}{docs_page}")
-    try_it_out(visit, live_site, "Metadata-getStatuses", "/statuses.php")
+    block = try_it_out(visit, live_site, "Metadata-getStatuses", "/statuses.php")
     if urlsplit(live_site).path == "/status" and docs_page == "/api/docs.php":
         # docs/api.md shows this one: "try it out" on statuses.php under the /status prefix
+        block.evaluate("element => element.scrollIntoView()")
         visit.page.screenshot(path=screenshots / "api-docs.png", full_page=False)
         assert (screenshots / "api-docs.png").read_bytes().startswith(b"\x89PNG")
