@@ -33,6 +33,17 @@ class Settings:
     db_max_overflow: int = 5
     # Legacy form submissions allowed per client and minute (0 disables the limit).
     submit_rate_per_minute: int = 30
+    # Mailman's archiver (the `hyperkitty` plugin): the key it sends as `Authorization: Token <key>`
+    # (empty: the archiver endpoints refuse every call), the source addresses and CIDR ranges it
+    # may call from (comma-separated), and the largest POST body taken (a message with its parts).
+    archiver_key: str = ""
+    archiver_from: str = "127.0.0.1/32,::1/128"
+    archiver_max_bytes: int = 25 * 1024 * 1024
+    # Mailman core's REST API (the root without a version, e.g. http://127.0.0.1:8001), where list
+    # names, descriptions and archive policies come from; empty: lists are public unless --private.
+    mailman_rest_url: str = ""
+    mailman_rest_user: str = ""
+    mailman_rest_password: str = ""
 
     @classmethod
     def from_env(cls, environ: os._Environ | dict | None = None, **overrides) -> "Settings":
