@@ -174,3 +174,41 @@ QUERY_CHECKS = [*RESPONSE_CHECKS, negative_data_rejection]
 def test_api_conforms_to_the_document(case, seeded_app):
     checks = RESPONSE_CHECKS if case.method == "POST" else QUERY_CHECKS
     case.call_and_validate(app=seeded_app, checks=checks)
+
+
+# --- where schemathesis once found document and behaviour apart (issue 14, item 6) ---
+
+def schema_valid(schema: dict, value) -> bool:
+    from jsonschema import FormatChecker
+    from openapi_schema_validator import OAS30Validator
+
+    return OAS30Validator(schema, format_checker=FormatChecker()).is_valid(value)
+
+
+REPORT_CREATE = DOCUMENT["components"]["schemas"]["ReportCreate"]
+SINCE = DOCUMENT["components"]["parameters"]["Since"]["schema"]
+
+
+@pytest.mark.parametrize("change, valid, status", [
+    ({}, True, 201),
+    ({"minute": 60}, True, 201),  # beside reported_at the parts are not read: the document says so too
+    ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": 2, "minute": 60}, False, 422),
+    ({"report": ""}, False, 422),
+    ({"report": " telemetry "}, True, 201),
+    ({"report": "Loud"}, False, 422),
+])
+def test_the_report_body_schema_and_the_server_agree(client, change, valid, status):
+    with db.connect(client.app.state.engine, write=True) as conn:
+        catalog_store.load_catalog(conn, SEED_CATALOG)
+    body = {"name": "AO-91", "report": "Heard", "callsign": "W1AW", "reported_at": "2026-01-01T10:00:00Z", **change}
+    body = {key: value for key, value in body.items() if value is not None}
+    assert schema_valid(REPORT_CREATE, body) is valid
+    assert client.post("/api/v1/reports.php", json=body).status_code == status
+
+
+@pytest.mark.parametrize("since, valid, status", [
+    ("2026-05-23T08:30:00Z", True, 200), ("", True, 200), ("yesterday-ish", False, 400), ("2026-02-30T00:00:00Z", False, 400),
+])
+def test_the_since_schema_and_the_server_agree(client, since, valid, status):
+    assert schema_valid(SINCE, since) is valid
+    assert client.get("/api/v1/reports.php", params={"since": since}).status_code == status
