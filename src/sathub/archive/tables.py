@@ -1,4 +1,4 @@
-"""Interface B tables, as created by migrations 0002 and 0003 (queries use these; Alembic owns the DDL).
+"""Interface B tables, as created by migrations 0002, 0003 and 0006 (queries use these; Alembic owns the DDL).
 
 Dates are naive UTC datetimes with whole seconds. `emails.id` is the arrival order."""
 
@@ -6,8 +6,9 @@ import sqlalchemy as sa
 
 from sathub.db import metadata
 
-# The values of mailing_lists.archive_policy: a private list's mail is never served.
-PUBLIC, PRIVATE = "public", "private"
+# The values of mailing_lists.archive_policy (Mailman's): a private list's mail is never served;
+# new mail of a `never` list is not archived (what it already has stays as public as it was).
+PUBLIC, PRIVATE, NEVER = "public", "private", "never"
 
 mailing_lists = sa.Table(
     "mailing_lists", metadata,
@@ -23,7 +24,7 @@ mailing_lists = sa.Table(
 senders = sa.Table(
     "senders", metadata,
     sa.Column("id", sa.Integer, primary_key=True),
-    sa.Column("address", sa.String(254), nullable=False, unique=True),  # lowercase
+    sa.Column("address", sa.String(254), nullable=False, unique=True),  # lowercase: one sender, every spelling
     sa.Column("mailman_id", sa.String(32), nullable=False, unique=True),
 )
 
@@ -50,6 +51,7 @@ emails = sa.Table(
     sa.Column("message_id", sa.String(254), nullable=False),  # cleaned, no angle brackets
     sa.Column("message_id_hash", sa.String(32), nullable=False),
     sa.Column("sender_id", sa.Integer, sa.ForeignKey("senders.id"), nullable=False),
+    sa.Column("sender_address", sa.String(254), nullable=False),  # as this email spells it (migration 0006)
     sa.Column("sender_name", sa.Text, nullable=False),
     sa.Column("subject", sa.Text, nullable=False),
     sa.Column("content", sa.Text, nullable=False),

@@ -45,16 +45,16 @@ def emails(rows: list[Row], children: dict[int, list[str]], links: Links) -> lis
     """Short Email objects (11 keys) of rows shaped as store.reads.EMAIL_ROW.
 
     The hot loop of every email answer: rows are unpacked by position, links are prefixes, and
-    a sender's object is built once and shared by that sender's emails."""
-    senders: dict[str, dict] = {}
+    a sender's object is built once per spelling and shared by the emails that spell it so."""
+    senders: dict[tuple[str, str], dict] = {}
     result = []
     for (email_id, message_id, message_id_hash, sender_name, subject, date, sender_address, mailman_id,
          list_name, thread_hash, parent_hash, *_) in rows:
         list_links = links.of_list(list_name)
         prefix, end = list_links.email, list_links.end
-        sender_object = senders.get(mailman_id)
+        sender_object = senders.get((sender_address, mailman_id))
         if sender_object is None:
-            sender_object = senders[mailman_id] = sender(sender_address, mailman_id, links)
+            sender_object = senders[sender_address, mailman_id] = sender(sender_address, mailman_id, links)
         replies = children.get(email_id)
         result.append({
             "url": f"{prefix}{message_id_hash}{end}",

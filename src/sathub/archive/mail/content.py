@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import mimetypes
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from email.message import Message
 
@@ -15,6 +16,11 @@ PIPERMAIL_NEXT_PART = re.compile(r"^-------------- next part --------------\n", 
 # Python's built-in table only (not the host's /etc/mime.types), so names are the same everywhere.
 _MIME_TYPES = mimetypes.MimeTypes()
 MAX_NAME_LENGTH = 255
+# What an attached part leaves in the text, in its place in the walk order.
+PLACEHOLDER = "\n"
+# Text parts in these transfer encodings keep the line ends they decode to.
+_KEEPS_LINE_ENDS = ("base64", "quoted-printable")
+_LINE_END = re.compile(r"\r\n?")
 
 
 @dataclass(slots=True)
@@ -33,6 +39,9 @@ def _payload_bytes(part: Message) -> bytes:
 
 def _part_text(part: Message) -> str:
     text = decode_bytes(_payload_bytes(part), part.get_content_charset())
+    if str(part.get("Content-Transfer-Encoding", "")).strip().lower() not in _KEEPS_LINE_ENDS:
+        # The import re-serialises the message, which writes every line end of such a part as LF.
+        text = _LINE_END.sub("\n", text)
     cut = PIPERMAIL_NEXT_PART.search(text)
     if cut:
         text = text[:cut.start()]
@@ -52,18 +61,16 @@ def message_content(message: Message) -> tuple[str, list[Attachment]]:
         return _part_text(message), []
     texts: list[str] = []
     attachments: list[Attachment] = []
-    inside_rfc822: list[Message] = []  # parts of an attached message are not the author's text
-    for counter, part in enumerate(message.walk()):
-        if any(_contains(container, part) for container in inside_rfc822):
-            continue
+    for counter, part in enumerate(_walk(message)):
         content_type = part.get_content_type()
-        if content_type == "message/rfc822":
-            inside_rfc822.append(part)
+        if content_type == "message/rfc822" or content_type == "text/html" or (
+                content_type == "text/plain" and _is_attachment(part)):
+            # The scrubber replaces such a part by an empty text: it still adds a line to the join.
             attachments.append(_attachment(part, counter))
+            texts.append(PLACEHOLDER)
+        elif part.is_multipart():
             continue
-        if part.is_multipart():
-            continue
-        if content_type == "text/plain" and not _is_attachment(part):
+        elif content_type == "text/plain":
             text = _part_text(part)
             texts.append(text if text.endswith("\n") else text + "\n")
         elif part.get_payload():
@@ -71,8 +78,13 @@ def message_content(message: Message) -> tuple[str, list[Attachment]]:
     return "\n".join(texts), attachments
 
 
-def _contains(container: Message, part: Message) -> bool:
-    return part is not container and any(part is inner for inner in container.walk())
+def _walk(part: Message) -> Iterator[Message]:
+    """Depth-first, like Message.walk(), but an attached message is one part: its own parts are
+    neither the author's text nor counted (the scrubber has replaced it before reaching them)."""
+    yield part
+    if part.is_multipart() and part.get_content_type() != "message/rfc822":
+        for inner in part.get_payload():
+            yield from _walk(inner)
 
 
 def _attachment(part: Message, counter: int) -> Attachment:

@@ -9,12 +9,16 @@ import base64
 import hashlib
 import re
 import uuid
+from email import policy
 
 MAX_ID_LENGTH = 254
+_MODERN = policy.default
 
 
 def clean_message_id(value: str | None) -> str:
-    """Whitespace removed, the text inside the first <...> (or the whole value), 254 chars at most."""
+    """The Message-ID as HyperKitty stores it (Identifiers; Header rules 5): whitespace removed,
+    the text inside the first <...> (or the whole value), non-ASCII characters dropped, cut where
+    the modern parser ends the id (a second `@` ends it: `<a@b@c>` -> `a@b`), 254 chars at most."""
     if not value:
         return ""
     value = re.sub(r"[\s\x00]+", "", value)  # NUL too: no database stores it in text
@@ -22,6 +26,13 @@ def clean_message_id(value: str | None) -> str:
     if start >= 0:
         end = value.find(">", start + 1)
         value = value[start + 1:end] if end >= 0 else value[start + 1:]
+    value = value.encode("ascii", "ignore").decode("ascii")
+    if value:
+        try:
+            parsed = str(_MODERN.header_factory("message-id", f"<{value}>"))
+        except Exception:  # noqa: BLE001 - the parser fails on some ids (`<@x>`): keep them whole
+            parsed = value
+        value = parsed.removeprefix("<").removesuffix(">") or value
     return value[:MAX_ID_LENGTH]
 
 
@@ -35,16 +46,28 @@ def generated_message_id(data: bytes) -> str:
     return f"{hashlib.sha1(data).hexdigest()}@generated.sathub.invalid"
 
 
-_BRACKETED = re.compile(r"<([^<>]*)>")
+# The text between the first `<` and the following `>` (at least one character).
+_IN_BRACKETS = re.compile(r"[^<]*<([^>]+)>")
 
 
 def parent_reference(in_reply_to: str | None, references: str | None) -> str | None:
-    """The first <...> of In-Reply-To, else the last <...> of References (cleaned), else None."""
-    for header, pick in ((in_reply_to, 0), (references, -1)):
-        found = [ref for ref in _BRACKETED.findall(header or "") if ref.strip()]
-        if found:
-            return clean_message_id(found[pick]) or None
-    return None
+    """The parent's Message-ID as written (Header rules 6): In-Reply-To alone when it is not
+    blank, else the last whitespace-separated token of References; the text inside its first
+    <...> when it has brackets (none: no parent), else the bare token. Unlike a Message-ID it
+    keeps its whitespace and other characters, so a broken reference matches no email."""
+    chosen = in_reply_to if in_reply_to and in_reply_to.strip() else None
+    if chosen is None and references and references.strip():
+        chosen = references.split()[-1]
+    if chosen is None:
+        return None
+    if "<" in chosen or ">" in chosen:
+        inside = _IN_BRACKETS.match(chosen)
+        if inside is None:
+            return None
+        chosen = inside.group(1)
+    else:
+        chosen = chosen.strip()
+    return chosen.replace("\x00", "")[:MAX_ID_LENGTH] or None
 
 
 def default_mailman_id(address: str) -> str:

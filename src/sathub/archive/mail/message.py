@@ -13,9 +13,9 @@ from email.message import Message
 from email.parser import BytesParser
 from email.policy import Compat32
 
-from sathub.archive.mail.charsets import decode_header, raw_header_text
 from sathub.archive.mail.content import Attachment, message_content
 from sathub.archive.mail.dates import message_dates
+from sathub.archive.mail.headers import modern_text, raw_text
 from sathub.archive.mail.ids import clean_message_id, generated_message_id, message_id_hash, parent_reference
 from sathub.archive.mail.senders import sender
 
@@ -25,7 +25,7 @@ class ParsedEmail:
     message_id: str
     message_id_hash: str
     in_reply_to: str | None
-    sender_address: str  # lowercase
+    sender_address: str  # as this message spells it
     sender_name: str
     subject: str
     content: str
@@ -72,11 +72,11 @@ def parse_email(data: bytes, from_line: str | None, fallback_date: datetime) -> 
     """The row values of one message (its bytes without the mbox From_ line)."""
     message = parse_message(data)
     headers = first_headers(message)
-    message_id = clean_message_id(raw_header_text(headers.get("message-id", "")))
+    message_id = clean_message_id(raw_text(headers.get("message-id")))
     if not message_id:
         message_id = generated_message_id(data)
-    in_reply_to = parent_reference(raw_header_text(headers.get("in-reply-to", "")),
-                                   raw_header_text(headers.get("references", "")))
+    in_reply_to = parent_reference(modern_text("in-reply-to", headers.get("in-reply-to")),
+                                   modern_text("references", headers.get("references")))
     if in_reply_to == message_id:
         in_reply_to = None  # a message answering itself is a root
     address, name = sender(headers.get("from"))
@@ -88,7 +88,7 @@ def parse_email(data: bytes, from_line: str | None, fallback_date: datetime) -> 
         in_reply_to=in_reply_to,
         sender_address=address,
         sender_name=name,
-        subject=decode_header(headers.get("subject")).strip(),
+        subject=modern_text("subject", headers.get("subject")),
         content=content,
         date=date,
         archived_date=archived,

@@ -1,38 +1,39 @@
-"""Who sent a message: the address and display name of its From header, pipermail's
-`user at example.org (Name)` included. Pure."""
+"""Who sent a message: the address and display name of its From header as HyperKitty reads them
+(spec/archive-api.md, Header rules 1 and 2), pipermail's `user at example.org (Name)` included. Pure."""
 
 from __future__ import annotations
 
+import functools
 import re
 from email.utils import parseaddr
 
-from sathub.archive.mail.charsets import FOLD, decode_header, raw_header_text
+from sathub.archive.mail.headers import modern_text
 from sathub.archive.mail.ids import MAX_ID_LENGTH
 
-# A sender we cannot name still needs a row; `.invalid` can never be a real domain (RFC 2606).
-PLACEHOLDER_ADDRESS = "unknown@sender.invalid"
-# Pipermail's `user at example.org (Display Name)`; the name may itself contain an address.
-_PIPERMAIL_FROM = re.compile(r"^\s*([^\s@<>()\"]+) at ([^\s@<>()\"]+\.[^\s@<>()\"]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+# A From header without any address (Header rules 1): `unknown@example.com`, or the letters and
+# digits of the name it holds `@example.com`.
+PLACEHOLDER_DOMAIN = "@example.com"
+PLACEHOLDER_ADDRESS = "unknown" + PLACEHOLDER_DOMAIN
 
 
+@functools.lru_cache(maxsize=16384)  # pure, and busy senders repeat the same header thousands of times
 def sender(from_header: str | None) -> tuple[str, str]:
-    """(lowercase address, display name) of a From header.
+    """(address as written, display name) of a From header.
 
-    Pipermail writes `user at example.org (Name)`: that is read as user@example.org. Without a
-    usable address the placeholder address is used; the name falls back to the header's text,
-    then to the address."""
-    raw = FOLD.sub("", from_header or "")
-    pipermail = _PIPERMAIL_FROM.match(raw)
-    if pipermail:
-        name, address = pipermail.group(3) or "", f"{pipermail.group(1)}@{pipermail.group(2)}"
-    else:
-        name, address = parseaddr(raw)
-    name = decode_header(name).strip()
-    address = raw_header_text(address).strip()
+    The modern parser renders the header without comments, so only a phrase before `<addr>` is a
+    name; `x@y (Name)` is named `x@y`. Pipermail's `x at y (Name)` holds no address for the
+    parser, so `" at "` becomes `"@"` and the text is read again (Header rules 1). Letter case is
+    kept (rules 2). Without a usable address, a placeholder address; the name falls back to the
+    address."""
+    text = modern_text("from", from_header)
+    name, address = parseaddr(text)
+    if "@" not in address:
+        name, address = parseaddr(text.replace(" at ", "@"))
+    name, address = name.strip(), address.strip()
     if not usable_address(address):
-        name = name or decode_header(raw).strip()
-        address = PLACEHOLDER_ADDRESS
-    return address.lower(), name or address
+        name = name or address
+        address = (re.sub(r"[^a-z0-9]", "", name.lower())[:200] or "unknown") + PLACEHOLDER_DOMAIN
+    return address, name or address
 
 
 def usable_address(address: str) -> bool:

@@ -109,10 +109,10 @@ _NEIGHBOURS = sa.union_all(
     _first_thread("newest_first", threads.c.date_active == _NEWEST, threads.c.date_active),
     _first_thread("older", threads.c.date_active < _OLDEST, threads.c.date_active.desc()),
 )
-_PARTICIPANTS = (sa.select(senders.c.address, emails.c.sender_name)
-                 .select_from(emails.join(senders, senders.c.id == emails.c.sender_id))
+# The address as each email spells it: two spellings of one sender are two participants, as in HyperKitty.
+_PARTICIPANTS = (sa.select(emails.c.sender_address.label("address"), emails.c.sender_name)
                  .where(emails.c.thread_id == _param("thread_pk", sa.Integer))
-                 .group_by(senders.c.address, emails.c.sender_name)
+                 .group_by(emails.c.sender_address, emails.c.sender_name)
                  .order_by(sa.func.min(emails.c.id)))
 
 
@@ -157,10 +157,10 @@ def _email_query(*, known_list: bool = False, known_sender: bool = False, known_
                  extra: tuple = ()) -> sa.Select:
     joined = emails.outerjoin(_parent, _parent.c.id == emails.c.parent_id)
     if known_sender:
-        sender_columns = (_param("sender_address", sa.String), _param("mailman_id", sa.String))
+        sender_columns = (emails.c.sender_address, _param("mailman_id", sa.String))
     else:
         joined = joined.join(senders, senders.c.id == emails.c.sender_id)
-        sender_columns = (senders.c.address, senders.c.mailman_id)
+        sender_columns = (emails.c.sender_address, senders.c.mailman_id)
     if known_list:
         list_column = _param("list_name", sa.String)
     else:
@@ -276,7 +276,7 @@ def find_sender(conn: Connection, key: str) -> Row | None:
 def sender_emails(conn: Connection, sender: Row, page: Page | None) -> list[Row]:
     """The sender's emails on public lists, newest archived first (index emails_sender_archived)."""
     return _SENDER_EMAILS[bool(sender.private_lists)].all(
-        conn, page, sender_id=sender.id, sender_address=sender.address, mailman_id=sender.mailman_id)
+        conn, page, sender_id=sender.id, mailman_id=sender.mailman_id)
 
 
 def count_sender_emails(conn: Connection, sender: Row) -> int:

@@ -43,12 +43,14 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
     new = [email for key, email in first_copies.items() if key not in archived]
     if not new:
         return 0, len(batch)
-    sender_ids = _sender_ids(conn, {email.sender_address for email in new})
+    # One sender (one mailman_id) per address in any letter case; each email keeps its spelling.
+    sender_ids = _sender_ids(conn, {email.sender_address.lower() for email in new})
     ids = allocate_ids(conn, emails, len(new))
     places = rethread(conn, list_id, list(zip(ids, new)))
     conn.execute(emails.insert(), [{
         "id": email_id, "list_id": list_id, "message_id": email.message_id,
-        "message_id_hash": email.message_id_hash, "sender_id": sender_ids[email.sender_address],
+        "message_id_hash": email.message_id_hash, "sender_id": sender_ids[email.sender_address.lower()],
+        "sender_address": email.sender_address,
         "sender_name": email.sender_name, "subject": email.subject, "content": email.content,
         "date": email.date, "archived_date": email.archived_date, "in_reply_to": email.in_reply_to,
         "parent_id": places[email_id].parent_id, "thread_id": places[email_id].thread_id,
