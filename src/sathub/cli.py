@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 
 import click
 
@@ -46,12 +47,22 @@ def serve(host, port, workers, database_url, base_url, log_level, db_pool_size, 
     if added is not None:
         click.echo(f"Loaded the default catalog: {added} satellites.")
     engine.dispose()
+    _allow_open_files(settings.max_connections + 256)  # sockets, plus the database and files
     os.environ.update(settings.to_env())
     click.echo(f"Serving on http://{settings.host}:{settings.port}{settings.prefix}/")
     uvicorn.run("sathub.app:app_from_env", factory=True, host=settings.host, port=settings.port,
                 workers=settings.workers, log_level=settings.log_level,
-                access_log=settings.log_level == "debug", loop="uvloop", http="httptools",
-                proxy_headers=True, server_header=False)
+                access_log=settings.log_level == "debug", loop="uvloop",
+                http="sathub.http_protocol:GuardedHttpToolsProtocol", proxy_headers=True, server_header=False)
+
+
+def _allow_open_files(wanted: int) -> None:
+    """Raise this process's soft limit on open files (often 1,024) toward `wanted`, so the
+    connection limit, not the file limit, is what a flood of idle sockets meets."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        limit = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
 
 
 @main.group("db")

@@ -31,6 +31,11 @@ class Settings:
     # the revision probe's own connection a process holds at most pool + overflow + 1 of them.
     db_pool_size: int = 5
     db_max_overflow: int = 5
+    # Connection limits of each process (http_protocol.py): the size of a request's headers, the
+    # seconds they may take to arrive, and the connections kept open at once.
+    max_header_bytes: int = 65536
+    header_timeout: int = 10
+    max_connections: int = 4096
     # Legacy form submissions allowed per client and minute (0 disables the limit).
     submit_rate_per_minute: int = 30
     # Mailman's archiver (the `hyperkitty` plugin): the key it sends as `Authorization: Token <key>`

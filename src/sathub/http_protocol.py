@@ -1,0 +1,88 @@
+"""HTTP/1.1 connections that cannot hold a process hostage: uvicorn's httptools protocol with a
+limit on the size of a request's headers (431), a time limit for them to arrive (408, whether
+they trickle in or never start), and a limit on the connections a process keeps open (503).
+Idle keep-alive connections are closed by uvicorn's own keep-alive timeout."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import cache
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from sathub.config import Settings
+
+
+@cache
+def _limits() -> Settings:
+    """The limits of this process: the serve command hands its settings to workers as SATHUB_*."""
+    return Settings.from_env()
+
+
+def _answer(status: str, message: str) -> bytes:
+    body = message.encode()
+    return (f"HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {len(body)}\r\n"
+            "connection: close\r\n\r\n").encode() + body
+
+
+TOO_MANY_CONNECTIONS = _answer("503 Service Unavailable", "Too many open connections; try again.")
+HEADERS_TOO_LARGE = _answer("431 Request Header Fields Too Large", "The request's headers are too large.")
+HEADERS_TOO_SLOW = _answer("408 Request Timeout", "The request's headers did not arrive in time.")
+
+
+class GuardedHttpToolsProtocol(HttpToolsProtocol):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._awaiting_headers = True
+        self._header_bytes = 0
+        self._header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > _limits().max_connections:
+            self._refuse(TOO_MANY_CONNECTIONS)
+            return
+        self._arm_header_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_header_timer()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._awaiting_headers and self._header_timer is None:
+            self._arm_header_timer()  # a new request begins on a kept-alive connection
+        super().data_received(data)
+        # Counted only while the headers are still incomplete after this piece: the piece that
+        # completes them (and carries the start of a body) is not, so bodies never count.
+        if self._awaiting_headers and not self.transport.is_closing():
+            self._header_bytes += len(data)
+            if self._header_bytes > _limits().max_header_bytes:
+                self._refuse(HEADERS_TOO_LARGE)
+
+    def on_headers_complete(self) -> None:
+        self._awaiting_headers = False
+        self._header_bytes = 0
+        self._cancel_header_timer()
+        super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        self._awaiting_headers = True
+        super().on_response_complete()
+
+    def _arm_header_timer(self) -> None:
+        self._header_timer = self.loop.call_later(_limits().header_timeout, self._headers_too_slow)
+
+    def _cancel_header_timer(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _headers_too_slow(self) -> None:
+        self._header_timer = None
+        if self._awaiting_headers and not self.transport.is_closing():
+            self._refuse(HEADERS_TOO_SLOW)
+
+    def _refuse(self, answer: bytes) -> None:
+        self._cancel_header_timer()
+        self.transport.write(answer)
+        self.transport.close()
