@@ -12,6 +12,7 @@ from starlette.routing import Mount
 from sathub.archive.api.routes import routes as archive_routes
 from sathub.config import Settings
 from sathub.db import create_engine
+from sathub.group_commit import GroupCommit
 from sathub.hosts import HostCheck, parse_allowed
 from sathub.status.cache import AnswerCache
 from sathub.status.routes import EXCEPTION_HANDLERS as STATUS_EXCEPTION_HANDLERS
@@ -48,6 +49,7 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     app.state.engine = engine if engine is not None else create_engine(
         settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow)
     app.state.answers = AnswerCache(app.state.engine)
+    app.state.writes = GroupCommit(app.state.engine)
     return app
 
 

@@ -76,6 +76,12 @@ async def form_fields(request: Request, *, with_files: bool = False) -> dict:
     return {key: value for key, value in body_form.items() if with_files or isinstance(value, str)}
 
 
+async def in_write_batch(request: Request, work: Callable[..., T], *args) -> T:
+    """`work(conn, *args)` in this process's next shared write transaction (group_commit.py),
+    once that transaction has committed."""
+    return await request.app.state.writes.run(work, *args)
+
+
 async def in_thread(request: Request, work: Callable[..., T], *args, write: bool = False) -> T:
     """`work(conn, *args)` on a pooled connection (in a transaction when `write`), in a worker
     thread: a database call, or waiting for SQLite's write lock, never stalls the event loop."""

@@ -17,7 +17,7 @@ from sathub.status.api.php_json import PrettyFragment, php_pretty_json
 from sathub.status.api.responses import API_VERSION, ApiError, endpoint, envelope
 from sathub.status.cache import answers_of
 from sathub.status.store import catalog as catalog_store, reports as report_store
-from sathub.web import in_thread, settings_of, site_url
+from sathub.web import in_thread, in_write_batch, settings_of, site_url
 
 OPENAPI = resources.files("sathub.status.api") / "openapi.json"
 
@@ -146,7 +146,7 @@ def status_filter(request: Request) -> str | None:
 async def create_report(request: Request) -> Response:
     answers_of(request).revision()  # the database comes before the body (2.3 step 4): 503 when away
     fields = await report_input.request_fields(request)
-    accepted, stored = await in_thread(request, store_report, fields, write=True)
+    accepted, stored = await in_write_batch(request, store_report, fields)
     link = reports_link(request, accepted.name)
     body = {
         "data": {"id": stored.id, "name": accepted.name, "reported_time": times.iso_z(accepted.instant),

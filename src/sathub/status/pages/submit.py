@@ -15,7 +15,7 @@ from sathub.status import csrf, rate_limit, times
 from sathub.status.pages import submit_rules
 from sathub.status.store import accounts, catalog, reports
 from sathub.status.templating import render
-from sathub.web import BodyTooLarge, client_address, form_fields, in_thread, settings_of, site_url
+from sathub.web import BodyTooLarge, client_address, form_fields, in_thread, in_write_batch, settings_of, site_url
 
 FOREIGN = ("This report was sent from another web site. Please submit it from the status page "
            "and confirm it there: the confirmation adds the security token this request lacks.")
@@ -49,7 +49,9 @@ async def _answer(request: Request) -> Response:
         token = post.get(csrf.TOKEN_FIELD) or request.query_params.get(csrf.TOKEN_FIELD, "")
         if not csrf.token_is_valid(csrf.secret_of(request), address, token):
             return _refusal(request, FOREIGN, 403)
-    return await in_thread(request, _check_and_store, request, fields, address, storing, write=storing)
+    if storing:
+        return await in_write_batch(request, _check_and_store, request, fields, address, storing)
+    return await in_thread(request, _check_and_store, request, fields, address, storing)
 
 
 def _check_and_store(conn, request: Request, fields: dict, address: str, storing: bool) -> Response:
