@@ -1,4 +1,5 @@
-"""`sathub archive ...`: import mailing-list archives, load real Mailman sender ids."""
+"""`sathub archive ...`: import mailing-list archives, load real Mailman sender ids, take list
+settings from Mailman."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from pathlib import Path
 import click
 
 from sathub.archive.importing.importer import import_archive
+from sathub.archive.importing.list_settings import MailmanUnavailable, configured, sync_lists
 from sathub.archive.importing.mailman_ids import load_mailman_ids
 from sathub.commands import database_option, engine_for
+from sathub.config import Settings
 
 ARCHIVE_SUFFIX = re.compile(r"\.(mbox|mbx|txt)(\.(gz|bz2|xz))?$", re.IGNORECASE)
 
@@ -71,3 +74,32 @@ def senders_load(database_url, csv_file) -> None:
     click.echo(result.describe())
     if result.rejected:
         sys.exit(1)
+
+
+@archive.group("lists")
+def lists_group() -> None:
+    """Mailing lists and their settings."""
+
+
+@lists_group.command("sync")
+@database_option
+@click.option("--rest-url", envvar="SATHUB_MAILMAN_REST_URL", default=None,
+              help="Mailman's REST API root, without a version (http://127.0.0.1:8001). "
+                   "Env: SATHUB_MAILMAN_REST_URL.")
+@click.option("--rest-user", envvar="SATHUB_MAILMAN_REST_USER", default=None, help="Env: SATHUB_MAILMAN_REST_USER.")
+@click.option("--rest-password", envvar="SATHUB_MAILMAN_REST_PASSWORD", default=None,
+              help="Env: SATHUB_MAILMAN_REST_PASSWORD.")
+@click.argument("addresses", nargs=-1, metavar="[ADDRESS]...")
+def lists_sync(database_url, rest_url, rest_user, rest_password, addresses) -> None:
+    """Take each list's display name, description, subject prefix and archive policy from
+    Mailman (policy private: the list's mail is no longer served; never: new mail is not
+    archived). Every list sathub has, or the ADDRESSes given (created when Mailman has them)."""
+    settings = Settings.from_env(mailman_rest_url=rest_url, mailman_rest_user=rest_user,
+                                 mailman_rest_password=rest_password)
+    if not configured(settings):
+        raise click.UsageError("Give --rest-url (or SATHUB_MAILMAN_REST_URL): Mailman's REST API root.")
+    try:
+        result = sync_lists(engine_for(database_url), settings, list(addresses) or None)
+    except MailmanUnavailable as error:
+        raise click.ClickException(str(error)) from error
+    click.echo(result.describe())

@@ -235,3 +235,55 @@ def test_an_unreadable_allowed_list_says_so(engine, settings):
         answer = post(client, message("x@example.com"))
     assert answer.status_code == 403 and answer.json()["check"] == "source_address"
     assert "'localhost' is not an address" in answer.json()["detail"]
+
+
+# -- list settings from Mailman ------------------------------------------------------------------
+
+@pytest.fixture
+def rest():
+    from tests.archive.rest_stub import MailmanRest
+
+    with MailmanRest() as server:
+        yield server
+
+
+def with_rest(engine, settings, rest):
+    from tests.archive.rest_stub import PASSWORD, USER
+
+    return make_client(engine, settings, mailman_rest_url=rest.url, mailman_rest_user=USER,
+                       mailman_rest_password=PASSWORD)
+
+
+def test_a_new_list_takes_its_settings_from_mailman(engine, settings, rest):
+    rest.add("dev@example.org", display_name="Developers", description="Code talk", archive_policy="private")
+    with with_rest(engine, settings, rest) as client:
+        assert post(client, message("a@example.com")).status_code == 200
+        assert post(client, message("b@example.com")).status_code == 200
+    mailing_list, rows = stored(engine)
+    assert (mailing_list.display_name, mailing_list.description, mailing_list.subject_prefix,
+            mailing_list.archive_policy) == ("Developers", "Code talk", "[Dev] ", "private")
+    assert len(rows) == 2
+    assert len([c for c in rest.calls if c.endswith("/config")]) == 1  # asked once, when first seen
+
+
+def test_a_never_list_is_asked_again_before_refusing(engine, settings, rest):
+    rest.add("dev@example.org", archive_policy="never")
+    with with_rest(engine, settings, rest) as client:
+        assert post(client, message("n1@example.com")).json()["archived"] is False
+        rest.lists["dev@example.org"]["archive_policy"] = "public"  # changed in Mailman since
+        assert post(client, message("n2@example.com")).json() == {"url": page("dev@example.org", "n2@example.com")}
+    assert [r.message_id for r in stored(engine)[1]] == ["n2@example.com"]
+
+
+def test_a_list_mailman_does_not_know_is_public(engine, settings, rest):
+    with with_rest(engine, settings, rest) as client:
+        assert post(client, message("u@example.com")).status_code == 200
+    assert stored(engine)[0].archive_policy == "public"
+
+
+def test_an_unreachable_mailman_archives_nothing_yet(engine, settings):
+    with make_client(engine, settings, mailman_rest_url="http://127.0.0.1:9") as client:
+        answer = post(client, message("w@example.com"))
+    assert answer.status_code == 503  # the plugin keeps the message and sends it again later
+    assert "Mailman will retry" in answer.json()["detail"]
+    assert stored(engine) == (None, [])

@@ -10,6 +10,9 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from urllib.error import HTTPError
 
+from sathub import db
+from sathub.archive.mail.dates import utc_now
+from sathub.archive.store import lists as list_store
 from sathub.archive.tables import NEVER, PRIVATE, PUBLIC
 from sathub.config import Settings
 
@@ -90,3 +93,41 @@ def _utc(text: str | None) -> datetime | None:
 
 def _with_timeout(params: dict) -> dict:
     return {**params, "timeout": TIMEOUT}
+
+
+@dataclass
+class SyncResult:
+    """What `sathub archive lists sync` did, list by list."""
+    lines: list[str]
+    unknown: int = 0  # lists Mailman does not have
+
+    def describe(self) -> str:
+        return "\n".join(self.lines) if self.lines else "No lists to synchronise."
+
+
+def sync_lists(engine, settings: Settings, addresses: list[str] | None = None) -> SyncResult:
+    """Take display name, description, subject prefix, archive policy and creation date from
+    Mailman for `addresses` (created when Mailman has them), or for every list sathub has.
+    Raises MailmanUnavailable when Mailman cannot be asked."""
+    with db.connect(engine) as conn:
+        names = [a.strip().lower() for a in addresses] if addresses else list_store.list_names(conn)
+    result = SyncResult([])
+    for name in names:
+        fetched = fetch(settings, name)
+        with db.connect(engine, write=True) as conn:
+            known = list_store.find_list(conn, name)
+            if fetched is None:
+                result.unknown += 1
+                result.lines.append(f"{name}: not in Mailman, left as it is")
+                continue
+            values = fetched.columns()
+            if known is None:
+                list_store.create_list(conn, name, {"created_at": utc_now(), **values})
+                result.lines.append(f"{name}: created ({fetched.archive_policy})")
+                continue
+            changed = {key: value for key, value in values.items() if getattr(known, key) != value}
+            list_store.update_list(conn, known.id, changed)
+        shown = ", ".join(f"{key} {getattr(known, key)!r} -> {value!r}" for key, value in changed.items()
+                          if key != "created_at")
+        result.lines.append(f"{name}: {shown or 'unchanged'}")
+    return result
