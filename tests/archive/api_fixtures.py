@@ -106,7 +106,7 @@ def seed_archive(engine) -> dict[str, int]:
         for mail in MAILS:
             ids[mail.key] = conn.execute(emails.insert().values(
                 list_id=list_ids[mail.list_name], message_id=mail.message_id, message_id_hash=mail.hash,
-                sender_id=sender_ids[mail.sender], sender_name=mail.sender_name, subject=mail.subject,
+                sender_id=sender_ids[mail.sender], sender_address=mail.sender, sender_name=mail.sender_name, subject=mail.subject,
                 content=mail.content, date=mail.date, archived_date=mail.date,
                 in_reply_to=MAIL[mail.parent].message_id if mail.parent else None,
                 parent_id=ids[mail.parent] if mail.parent else None,
@@ -175,7 +175,7 @@ def seed_big_list(engine, replies: int) -> dict[str, str]:
             parent = None if n == 0 else ids[(n - 1) if n % 3 else 0]
             ids.append(conn.execute(emails.insert().values(
                 list_id=list_id, message_id=message_id, message_id_hash=message_id_hash(message_id),
-                sender_id=sender_id, sender_name="Busy", subject="Big", content="text\n",
+                sender_id=sender_id, sender_address=address, sender_name="Busy", subject="Big", content="text\n",
                 date=datetime(2021, 1, 1) + timedelta(minutes=n), archived_date=datetime(2021, 1, 1) + timedelta(minutes=n),
                 parent_id=parent, thread_id=thread_pk, thread_order=n)).inserted_primary_key[0])
         for n in range(replies):
@@ -186,7 +186,7 @@ def seed_big_list(engine, replies: int) -> dict[str, str]:
                 emails_count=1)).inserted_primary_key[0]
             conn.execute(emails.insert().values(
                 list_id=list_id, message_id=message_id, message_id_hash=message_id_hash(message_id),
-                sender_id=sender_id, sender_name="Busy", subject="Single", content="text\n",
+                sender_id=sender_id, sender_address=address, sender_name="Busy", subject="Single", content="text\n",
                 date=date, archived_date=date, thread_id=single, thread_order=0))
     return {"root": root_hash, "sender": mailman_id(address)}
 

@@ -53,7 +53,9 @@ sig
 
 def test_multipart_text_parts_are_joined_and_the_rest_are_attachments():
     content, attachments = content_of(MULTIPART)
-    assert content == "first part\n\nsecond part, no newline at the end\n"
+    # The HTML alternative and the attached text each leave an empty placeholder ("\n") in the
+    # join; the signature (not text) leaves none.
+    assert content == "first part\n\nsecond part, no newline at the end\n\n\n\n\n"
     assert [(a.counter, a.name, a.content_type, a.encoding, a.content) for a in attachments] == [
         (4, "attachment.html", "text/html", "iso-8859-1", "<p>café</p>".encode("iso-8859-1")),
         (5, "notes.txt", "text/plain", None, b"attached text"),
@@ -110,7 +112,7 @@ def test_attached_messages_are_attachments_and_their_text_is_not_inlined():
     raw = ("Content-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\nmine\n--B\n"
            "Content-Type: message/rfc822\n\nSubject: forwarded\n\nnot mine\n--B--\n")
     content, attachments = content_of(raw)
-    assert content == "mine\n"
+    assert content == "mine\n\n\n"  # the attached message's placeholder, joined after a blank line
     assert [(a.counter, a.name, a.content_type) for a in attachments] == [(2, "attachment.txt", "message/rfc822")]
     assert b"not mine" in attachments[0].content
 
@@ -137,7 +139,7 @@ def test_edge_wrong_and_unknown_charsets():
     assert content.startswith("Dear Mailman,\n     I'm a graduate student")
     assert [(a.content_type, a.encoding) for a in attachments] == [("text/html", "gb2312")]
     content, attachments = edge_content("unknown-charset.txt")
-    assert content == ""
+    assert content == "\n"  # its only part is HTML: the placeholder
     assert [(a.counter, a.name, a.encoding) for a in attachments] == [(1, "attachment.html", "iso-0646-6")]
     content, _ = edge_content("payload-utf8-wrong.txt")
     assert "\ufffd" in content and content.startswith("diff --cc public_html/nl-NL/")
@@ -153,3 +155,21 @@ def test_edge_messages_that_hyperkitty_could_not_convert():
     assert content == "Some text\n"
     assert [(a.counter, a.name, a.content_type, a.content) for a in attachments] == [
         (2, "attachment.bin", "binary/octet-stream", b"Binary data\n")]
+
+
+def test_line_ends_become_lf_unless_the_part_is_base64_or_quoted_printable():
+    assert content_of(b"Subject: x\n\none\r\ntwo\rthree\n") == ("one\ntwo\nthree\n", [])
+    raw = (b"Content-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\nseven\r\nbit\n"
+           b"--B\nContent-Type: text/plain\nContent-Transfer-Encoding: base64\n\nb25lDQp0d28NCg==\n"
+           b"--B\nContent-Type: text/plain\nContent-Transfer-Encoding: quoted-printable\n\nqp=0D=0Aend\n--B--\n")
+    assert content_of(raw)[0] == "seven\nbit\n\none\r\ntwo\r\n\nqp\r\nend\n"
+
+
+def test_attachment_counters_skip_the_parts_of_an_attached_message():
+    raw = ("Content-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\nmine\n--B\n"
+           "Content-Type: message/rfc822\n\nContent-Type: multipart/mixed; boundary=C\n\n--C\n"
+           "Content-Type: text/plain\n\ninner\n--C\nContent-Type: image/png\n\npng\n--C--\n"
+           "--B\nContent-Type: image/gif\n\ngif\n--B--\n")
+    content, attachments = content_of(raw)
+    assert content == "mine\n\n\n"
+    assert [(a.counter, a.content_type) for a in attachments] == [(2, "message/rfc822"), (3, "image/gif")]

@@ -22,6 +22,12 @@ def test_published_hash_vector():
     ("", ""),
     (None, ""),
     ("<" + "a" * 300 + ">", "a" * 254),
+    # Header rules 5: non-ASCII characters dropped, the id ends where the parser ends it
+    ("<a@b@c>", "a@b"),
+    ("<caf\u00e9@example.org>", "caf@example.org"),
+    # edge/non-ascii-headers.txt, edge/bad_date_tz.txt: real ids the steps leave alone
+    ("<201207130149.23771.bjorn@xn--rombobjrn-67a.se>", "201207130149.23771.bjorn@xn--rombobjrn-67a.se"),
+    ("<msg1>", "msg1"),
 ])
 def test_message_id_cleanup(raw, cleaned):
     assert clean_message_id(raw) == cleaned
@@ -30,11 +36,25 @@ def test_message_id_cleanup(raw, cleaned):
 @pytest.mark.parametrize("in_reply_to, references, parent", [
     ("<parent@x>", "<root@x> <other@x>", "parent@x"),
     ("<first@x> <second@x>", None, "first@x"),
+    # gpsd-users line 54151 (unfolded): a trailing comment
+    ("<Pine.LNX.4.64.0601171054590.28119@catbert.rellim.com> (from", None,
+     "Pine.LNX.4.64.0601171054590.28119@catbert.rellim.com"),
+    # python-committers line 27014 (unfolded): the fold's space stays inside, so it matches nothing
+    ("<94bdd2610910130816g42826010w3d20901683678ed3@mail.gmail.co m>", None,
+     "94bdd2610910130816g42826010w3d20901683678ed3@mail.gmail.co m"),
+    # gpsd-users line 13515: In-Reply-To without brackets is used as it stands
+    ("6667", "<root@x>", "6667"),
+    # gpsd-users line 95224: In-Reply-To alone is used, even when it holds no id
+    ('Your message of "Wed, 27 Sep 2006 11:50:45 PDT."', "<root@x>",
+     'Your message of "Wed, 27 Sep 2006 11:50:45 PDT."'),
+    # edge/strange-in-reply-to-header.txt
     ("Other person's message of Saturday <200704070053.46646.other@example.com>", None,
      "200704070053.46646.other@example.com"),
-    (None, "<root@x> <middle@x>\n <last@x>", "last@x"),
-    ("not an id", "<root@x> <last@x>", "last@x"),
-    ("<200704070053.46646.other.person@example", None, None),  # unclosed: no <...> at all
+    (None, "<root@x> <middle@x> <last@x>", "last@x"),
+    ("  ", "<root@x> <last@x>", "last@x"),  # a blank In-Reply-To does not count
+    # References' last token is a bare id (Pine.LNX...@host form)
+    (None, "<root@x> Pine.LNX.4.44.0401010000000.1234-100000@host", "Pine.LNX.4.44.0401010000000.1234-100000@host"),
+    ("<200704070053.46646.other.person@example", None, None),  # `<` without a following `>`
     ("<>", None, None),
     (None, None, None),
 ])

@@ -20,6 +20,7 @@ _MODERN = policy.default
 # (the compat32 generator's refolding drops it); the continuation's own whitespace stays.
 _FOLD = re.compile(r"(?:(?<=[^ \t\r\n]) )?\r?\n(?=[ \t])")
 _LINE_BREAK = re.compile(r"[\r\n]")
+_DECODED_BREAK = re.compile(r"[\r\n]\s*")
 
 
 def unfold(value: str) -> str:
@@ -43,6 +44,12 @@ def modern_text(name: str, value: str | None) -> str:
         return raw_header_text(str(_MODERN.header_factory(name, text))).replace("\x00", "")
     except Exception:  # noqa: BLE001 - the parser's own bugs (`From: . <a@b>` raises AttributeError)
         return decode_header(text)
+
+
+def archived_subject(value: str | None) -> str:
+    """The Subject as archived (Header rules 3). A line break can only come from an encoded word
+    here (`=0D`); the import unwraps it with the whitespace after it into one space."""
+    return _DECODED_BREAK.sub(" ", modern_text("subject", value))
 
 
 def header_datetime(value: str | None) -> datetime | None:

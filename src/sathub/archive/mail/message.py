@@ -15,7 +15,7 @@ from email.policy import Compat32
 
 from sathub.archive.mail.content import Attachment, message_content
 from sathub.archive.mail.dates import message_dates
-from sathub.archive.mail.headers import modern_text, raw_text
+from sathub.archive.mail.headers import archived_subject, modern_text, raw_text
 from sathub.archive.mail.ids import clean_message_id, generated_message_id, message_id_hash, parent_reference
 from sathub.archive.mail.senders import sender
 
@@ -88,7 +88,7 @@ def parse_email(data: bytes, from_line: str | None, fallback_date: datetime) -> 
         in_reply_to=in_reply_to,
         sender_address=address,
         sender_name=name,
-        subject=modern_text("subject", headers.get("subject")),
+        subject=archived_subject(headers.get("subject")),
         content=content,
         date=date,
         archived_date=archived,
