@@ -20,6 +20,7 @@ Expected counts, per file (mbox messages = imported + duplicates + appended piec
 from __future__ import annotations
 
 import contextlib
+import re
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,3 +170,70 @@ def test_private_list_mail_is_never_public(corpus):
             assert set(policies.values()) == {"public"}
             assert conn.execute(sa.select(sa.func.count()).select_from(emails)
                                 .where(emails.c.list_id == list_id(conn, name))).scalar_one() == 6
+
+
+PIPERMAIL = ("gpsd-dev@lists.berlios.de", "gpsd-users@lists.berlios.de", "python-committers@python.org")
+
+
+def test_thread_counts_of_the_corpus(corpus):
+    """HyperKitty shows 1,797 and 1,231 threads for gpsd-users and python-committers: it keeps
+    late-parent orphans and pipermail pieces as threads of their own (docs/archive-api.md)."""
+    with corpus.engine.connect() as conn:
+        counts = dict(iter(conn.execute(sa.select(mailing_lists.c.name, sa.func.count(threads.c.id))
+                                        .join(threads, threads.c.list_id == mailing_lists.c.id)
+                                        .group_by(mailing_lists.c.name))))
+    assert counts["gpsd-users@lists.berlios.de"] == 1771
+    assert counts["python-committers@python.org"] == 1207
+
+
+def test_every_pipermail_sender_name_is_its_address(corpus):
+    """`From: esr at thyrsus.com (Eric S. Raymond)`: a comment is no display name (Header rules 1)."""
+    with corpus.engine.connect() as conn:
+        named = conn.execute(sa.select(sa.func.count()).select_from(emails.join(mailing_lists))
+                             .where(mailing_lists.c.name.in_(PIPERMAIL),
+                                    emails.c.sender_name != emails.c.sender_address)).scalar_one()
+        total = conn.execute(sa.select(sa.func.count()).select_from(emails.join(mailing_lists))
+                             .where(mailing_lists.c.name.in_(PIPERMAIL))).scalar_one()
+    assert (named, total) == (0, 9567 + 5548 + 6777)
+
+
+def test_two_spellings_of_one_address_share_one_mailman_id(corpus):
+    """gpsd-dev writes `crocker at cavs.msstate.edu`, gpsd-users once `crocker at CAVS.MsState.Edu`."""
+    with corpus.engine.connect() as conn:
+        spellings = conn.execute(sa.select(emails.c.sender_address, senders.c.mailman_id)
+                                 .join(senders, senders.c.id == emails.c.sender_id)
+                                 .where(sa.func.lower(emails.c.sender_address) == "crocker@cavs.msstate.edu")
+                                 .distinct().order_by(emails.c.sender_address)).all()
+    assert spellings == [("crocker@CAVS.MsState.Edu", "46010e59481c5f72b9f009d7b1c8adf7"),
+                         ("crocker@cavs.msstate.edu", "46010e59481c5f72b9f009d7b1c8adf7")]
+
+
+FORMAT_PATCH = re.compile(rb"^From ([0-9a-f]{40}) Mon Sep 17 00:00:00 2001$", re.MULTILINE)
+MESSAGE_ID = re.compile(rb"^Message-ID: <([^>]+)>$", re.MULTILINE)
+
+
+def test_format_patch_pieces_are_appended_to_the_message_before_them(corpus):
+    """The 8 `git format-patch` texts pasted into gpsd-dev bodies (after pipermail's
+    `-------------- next part --------------`, so not in `content`) belong to the message before them."""
+    patches = {}
+    for item in read_archives(sources("gpsd-dev@lists.berlios.de")):
+        if isinstance(item, RawMessage):
+            for commit in FORMAT_PATCH.findall(item.data):
+                patches[commit[:7].decode()] = MESSAGE_ID.search(item.data).group(1).decode()
+    assert patches == {
+        "5d6b028": "Pine.OSF.4.61.0908291947220.405409@sirppi.helsinki.fi",
+        "0a0f2d2": "Pine.OSF.4.61.0908291947220.405409@sirppi.helsinki.fi",
+        "58c78a2": "Pine.OSF.4.61.0908291947220.405409@sirppi.helsinki.fi",
+        "2bccb1d": "Pine.OSF.4.61.1004170725190.38183@sirppi.helsinki.fi",
+        "0209bb1": "Pine.OSF.4.61.1004170725190.38183@sirppi.helsinki.fi",
+        "664f9f9": "Pine.OSF.4.61.1004170725190.38183@sirppi.helsinki.fi",
+        "2231411": "Pine.OSF.4.61.1004170725190.38183@sirppi.helsinki.fi",
+        "c63dff1": "rmilj81fnnx.fsf@fnord.ir.bbn.com",
+    }
+    with corpus.engine.connect() as conn:
+        patch_subjects = conn.execute(sa.select(sa.func.count()).select_from(emails).where(
+            emails.c.subject == "[PATCH] Shuffle children of <tgroup> to conform to DocBook.")).scalar_one()
+        content = conn.execute(sa.select(emails.c.content).where(
+            emails.c.message_id == "Pine.OSF.4.61.0908291947220.405409@sirppi.helsinki.fi")).scalar_one()
+    assert patch_subjects == 0
+    assert content.endswith("build for me using xmlto 0.0.20 and DocBook 4.5.\n\nJoonas\n")
