@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 import threading
 import weakref
 from collections.abc import Iterator
@@ -17,10 +19,40 @@ metadata = sa.MetaData()
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
-# SQLite has one writer at a time. Its busy handler makes waiting writers sleep 1, 2, 5, 10... ms
-# between tries, so the writers of one process queue on a lock of their own instead: only one
-# per process waits on SQLite's lock, and the next one starts as soon as the previous commits.
-_sqlite_writers: weakref.WeakKeyDictionary[Engine, threading.Lock] = weakref.WeakKeyDictionary()
+
+
+class SQLiteWriters:
+    """SQLite has one writer at a time, and its busy handler makes a waiting writer sleep 1, 2, 5,
+    10... ms between tries. So writers queue here instead, each woken as soon as the previous one
+    commits: the threads of a process on a lock, the processes on an flock of a file beside the
+    database (`<database>-writers.lock`)."""
+
+    def __init__(self, database: str | None) -> None:
+        self.threads = threading.Lock()
+        self.path = f"{database}-writers.lock" if database and database != ":memory:" else None
+        self.file: int | None = None
+        self.locked = False
+
+    def __enter__(self) -> None:
+        self.threads.acquire()
+        if self.path is None:
+            return
+        try:
+            if self.file is None:
+                self.file = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(self.file, fcntl.LOCK_EX)
+            self.locked = True
+        except OSError:  # a read-only folder: SQLite's own lock still keeps writers apart
+            pass
+
+    def __exit__(self, *exc) -> None:
+        if self.locked:
+            self.locked = False
+            fcntl.flock(self.file, fcntl.LOCK_UN)
+        self.threads.release()
+
+
+_sqlite_writers: weakref.WeakKeyDictionary[Engine, SQLiteWriters] = weakref.WeakKeyDictionary()
 
 
 class DatabaseUnavailable(Exception):
@@ -49,7 +81,7 @@ def create_engine(url: str, pool_size: int = 5, max_overflow: int = 5) -> Engine
         engine = sa.create_engine(parsed, connect_args={"check_same_thread": False, "timeout": 10})
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
-        _sqlite_writers[engine] = threading.Lock()
+        _sqlite_writers[engine] = SQLiteWriters(parsed.database)
         return engine
     connect_args = {"connect_timeout": 3} if parsed.get_backend_name() == "postgresql" else {}
     # pre-ping drops connections that died while the server was away, so health recovers on its own.
@@ -107,7 +139,12 @@ def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
 
 def dialect_insert(conn: Connection):
     """The dialect's INSERT, which offers ON CONFLICT DO NOTHING / DO UPDATE (SQLite, PostgreSQL)."""
-    return postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+    return insert_for(conn.dialect.name)
+
+
+def insert_for(dialect_name: str):
+    """dialect_insert by the dialect's name, for statements built once per dialect."""
+    return postgresql.insert if dialect_name == "postgresql" else sqlite.insert
 
 
 def upgrade(engine: Engine) -> None:

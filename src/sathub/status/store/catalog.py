@@ -3,6 +3,8 @@ CLI, the admin pages and the legacy import make. Reports are never touched here.
 
 from __future__ import annotations
 
+from functools import cache
+
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
@@ -50,7 +52,13 @@ def entry_named(conn: Connection, api_name: str) -> sa.Row | None:
 def resolve_api_name(conn: Connection, name: str, *, display_names: bool = True) -> str | None:
     """The API name a submission's satellite name stores under, case-insensitively: an API name,
     a display name (not on the legacy form, which passes display_names=False) or a retired alias."""
-    key = folded(name)
+    return conn.execute(_resolution(display_names), {"name": db_text(name)}).scalar()
+
+
+@cache
+def _resolution(display_names: bool):
+    """Built once: every write resolves its name first."""
+    key = sa.func.lower(sa.bindparam("name", type_=sa.String))
     matches = [sa.func.lower(satellites.c.api_name) == key]
     if display_names:
         matches.append(sa.func.lower(satellites.c.display_name) == key)
@@ -58,7 +66,7 @@ def resolve_api_name(conn: Connection, name: str, *, display_names: bool = True)
     via_alias = sa.select(satellites.c.api_name, sa.literal(1).label("rank")).select_from(
         satellite_aliases.join(satellites)).where(sa.func.lower(satellite_aliases.c.alias) == key)
     union = sa.union_all(direct, via_alias).subquery()
-    return conn.execute(sa.select(union.c.api_name).order_by(union.c.rank).limit(1)).scalar()
+    return sa.select(union.c.api_name).order_by(union.c.rank).limit(1)
 
 
 def api_name_taken(conn: Connection, api_name: str, except_id: int | None = None) -> bool:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from datetime import date
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from sathub.db import dialect_insert
+from sathub.db import insert_for
 from sathub.status.rules import REPORT_VALUES
 from sathub.status.store.text import db_text, folded
 from sathub.status.tables import report_hours, report_totals, reports, satellites
@@ -54,23 +55,29 @@ def insert_or_replace_report(conn: Connection, *, name: str, day: date, hour: in
     report in the same statement; the unique slot index makes this hold across processes.
 
     A replacement gets a new id, as upstream's delete-then-insert did."""
-    values = dict(name=name, day=day, hour=hour, period=period, callsign=db_text(callsign), report=report,
-                  grid_square=grid_square, replaced_report=None)
-    statement = dialect_insert(conn)(reports).values(**values)
-    if conn.dialect.name == "postgresql":
+    row = conn.execute(_insert_or_replace(conn.dialect.name), {
+        "name": name, "day": day, "hour": hour, "period": period, "callsign": db_text(callsign), "report": report,
+        "grid_square": grid_square, "replaced_report": None}).one()
+    if row.replaced_report is None:
+        _add_to_totals(conn, [(row.name_key, day, hour)])
+    return Stored(id=row.id, replaced_count=0 if row.replaced_report is None else 1)
+
+
+@cache
+def _insert_or_replace(dialect_name: str):
+    """Built once per dialect: every write of the API and the form runs it, and building and
+    compiling it again cost more than executing it."""
+    statement = insert_for(dialect_name)(reports)
+    if dialect_name == "postgresql":
         new_id = sa.func.nextval(sa.func.pg_get_serial_sequence("reports", "id"))
     else:
         new_id = sa.select(sa.func.max(reports.c.id) + 1).scalar_subquery()
-    statement = statement.on_conflict_do_update(
+    return statement.on_conflict_do_update(
         index_elements=_slot,
         set_={"id": new_id, "name": statement.excluded.name, "callsign": statement.excluded.callsign,
               "report": statement.excluded.report, "grid_square": statement.excluded.grid_square,
               "replaced_report": reports.c.report},
     ).returning(reports.c.id, reports.c.replaced_report, _name_key)
-    row = conn.execute(statement).one()
-    if row.replaced_report is None:
-        _add_to_totals(conn, [(row.name_key, day, hour)])
-    return Stored(id=row.id, replaced_count=0 if row.replaced_report is None else 1)
 
 
 def search_reports(conn: Connection, *, window: Window, limit: int, names: tuple[str, ...] = (),
@@ -136,7 +143,7 @@ def insert_or_replace_reports(conn: Connection, rows: list[dict]) -> BulkStored:
     id, as insert_or_replace_report does. report_totals stays exact."""
     if not rows:
         return BulkStored(new=0, unchanged=0, replaced=0)
-    statement = dialect_insert(conn)(reports)
+    statement = insert_for(conn.dialect.name)(reports)
     if conn.dialect.name == "postgresql":
         new_id = sa.func.nextval(sa.func.pg_get_serial_sequence("reports", "id"))
     else:
@@ -171,20 +178,23 @@ def _add_to_totals(conn: Connection, inserted: Iterable[tuple[str, date, int]]) 
         counts[key] = counts.get(key, 0) + 1
         if key not in latest or (day, hour) > latest[key]:
             latest[key] = (day, hour)
-    if not counts:
-        return
-    statement = dialect_insert(conn)(report_totals).values([
-        {"name_key": key, "report_count": count, "latest_day": latest[key][0], "latest_hour": latest[key][1]}
-        for key, count in counts.items()])
+    if counts:
+        conn.execute(_totals_upsert(conn.dialect.name), [
+            {"name_key": key, "report_count": count, "latest_day": latest[key][0], "latest_hour": latest[key][1]}
+            for key, count in counts.items()])
+
+
+@cache
+def _totals_upsert(dialect_name: str):
+    statement = insert_for(dialect_name)(report_totals)
     newer = sa.or_(statement.excluded.latest_day > report_totals.c.latest_day,
                    sa.and_(statement.excluded.latest_day == report_totals.c.latest_day,
                            statement.excluded.latest_hour > report_totals.c.latest_hour))
-    conn.execute(statement.on_conflict_do_update(
+    return statement.on_conflict_do_update(
         index_elements=[report_totals.c.name_key],
         set_={"report_count": report_totals.c.report_count + statement.excluded.report_count,
               "latest_day": sa.case((newer, statement.excluded.latest_day), else_=report_totals.c.latest_day),
-              "latest_hour": sa.case((newer, statement.excluded.latest_hour), else_=report_totals.c.latest_hour)}))
-
+              "latest_hour": sa.case((newer, statement.excluded.latest_hour), else_=report_totals.c.latest_hour)})
 
 # --- the pages' reads ---
 

@@ -1,0 +1,132 @@
+"""Write bursts (issue 14): 64 connections POST reports as fast as they can for a few seconds,
+30 % of them into slots that already hold a report, against `sathub serve --workers 2` on the
+1M-report dataset, while one more wrk reads summary.php. Checks that every acknowledged report
+was stored (rows added = new slots sent, each hot slot one row) and prints a markdown table.
+
+    .venv/bin/python bench/status_burst.py --database-url sqlite:///bench/out/status.db --label sqlite
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import sqlalchemy as sa
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from status_load import BIN, OUT, ROOT, database_facts, code_version, start, stop, wait_until_up, wrk  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "src"))
+from sathub import db  # noqa: E402
+from sathub.status.rules import period_of_minute  # noqa: E402
+from sathub.status.store import reports as report_store  # noqa: E402
+
+BURST_LUA = ROOT / "bench" / "wrk" / "status_burst.lua"
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def hot_callsign(slot: int) -> str:
+    """As status_burst.lua names the 500 hot slots."""
+    letters, n = "", slot
+    for _ in range(3):
+        letters = LETTERS[n % 26] + letters
+        n //= 26
+    return f"Q{slot % 10}{letters}"
+
+
+def prepare(engine, instant: datetime) -> None:
+    """Clear the bench's own callsigns, then store one report in each hot slot."""
+    with db.connect(engine, write=True) as conn:
+        conn.execute(sa.text("DELETE FROM reports WHERE callsign LIKE 'Q%' OR callsign LIKE 'Z%'"))
+        for slot in range(500):
+            report_store.insert_or_replace_report(
+                conn, name="AO-91", day=instant.date(), hour=instant.hour, period=period_of_minute(instant.minute),
+                callsign=hot_callsign(slot), report="Heard", grid_square="EM48")
+
+
+def counts(engine) -> tuple[int, int]:
+    with db.connect(engine) as conn:
+        new = conn.execute(sa.text("SELECT count(*) FROM reports WHERE callsign LIKE 'Z%'")).scalar()
+        hot = conn.execute(sa.text("SELECT count(*) FROM reports WHERE callsign LIKE 'Q%'")).scalar()
+    return new, hot
+
+
+def burst(base: str, seconds: int, connections: int, instant: str) -> tuple[dict, int, int]:
+    command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "5s",
+               "-s", str(BURST_LUA), f"{base}/api/v1/reports.php", "--", instant]
+    text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    hot, new = map(int, re.search(r"SENT hot=(\d+) new=(\d+)", text).groups())
+    return parse(text), hot, new
+
+
+def parse(text: str) -> dict:
+    units = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+    def latency(percent: str) -> float:
+        value, unit = re.search(rf"^\s+{percent}%\s+([\d.]+)(us|ms|s)\s*$", text, re.M).groups()
+        return float(value) * units[unit]
+
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+    return {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)), "p50": latency("50"),
+            "p99": latency("99"), "requests": int(re.search(r"(\d+) requests in", text).group(1)),
+            "errors": int(errors.group(1)) if errors else 0}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", required=True)
+    parser.add_argument("--label", required=True)
+    parser.add_argument("--duration", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--port", type=int, default=8761)
+    args = parser.parse_args()
+
+    engine = db.create_engine(args.database_url)
+    base = f"http://127.0.0.1:{args.port}"
+    server = start([str(BIN / "sathub"), "serve", "--workers", str(args.workers), "--port", str(args.port)],
+                   {"SATHUB_DATABASE_URL": args.database_url, "SATHUB_LOG_LEVEL": "warning"})
+    rows = []
+    try:
+        wait_until_up(f"{base}/api/v1/statuses.php")
+        for _ in range(args.rounds):
+            instant = (datetime.now(UTC) - timedelta(minutes=30)).replace(second=0, microsecond=0)
+            prepare(engine, instant)
+            reads = subprocess.Popen(["wrk", "-t1", "-c4", f"-d{args.duration}s", "--latency",
+                                      f"{base}/api/v1/summary.php?hours=24"], stdout=subprocess.PIPE, text=True)
+            writes, hot_sent, new_sent = burst(base, args.duration, args.connections,
+                                               instant.strftime("%Y-%m-%dT%H:%M:%SZ"))
+            read = parse(reads.communicate()[0])
+            new_rows, hot_rows = counts(engine)
+            rows.append({**writes, "hot": hot_sent, "new": new_sent, "new_rows": new_rows, "hot_rows": hot_rows,
+                         "read_rps": read["rps"], "read_p99": read["p99"], "read_errors": read["errors"]})
+    finally:
+        stop(server)
+        engine.dispose()
+
+    lines = [f"**{args.label}** — {database_facts(args.database_url)}; code {code_version()}; "
+             f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; `sathub serve --workers {args.workers}`; "
+             f"wrk -t1 -c{args.connections} -d{args.duration}s POSTs (30 % into existing slots) while wrk -c4 "
+             "reads summary.php?hours=24.", "",
+             "| round | POST/s | p50 ms | p99 ms | non-2xx | new slots sent / rows | hot sent / rows (500) "
+             "| summary req/s | summary p99 ms |", "|---|---|---|---|---|---|---|---|---|"]
+    for number, row in enumerate(rows, 1):
+        # Requests still in flight when wrk stops (at most one per connection) may or may not be stored.
+        complete = row["new"] - args.connections <= row["new_rows"] <= row["new"]
+        stored = "ok" if row["errors"] == 0 and complete and row["hot_rows"] == 500 else "**LOST**"
+        lines.append(f"| {number} | {row['rps']:,.0f} | {row['p50']:.1f} | {row['p99']:.1f} | {row['errors']} "
+                     f"| {row['new']:,} / {row['new_rows']:,} {stored} | {row['hot']:,} / {row['hot_rows']} "
+                     f"| {row['read_rps']:,.0f} | {row['read_p99']:.1f} |")
+    text = "\n".join(lines)
+    print(text)
+    OUT.mkdir(exist_ok=True)
+    (OUT / f"status_burst_{args.label}.md").write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
