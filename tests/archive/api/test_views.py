@@ -253,6 +253,15 @@ def _links(value):
     (f"sender/{ALICE.upper()}/emails/", "Not found."),
     ("list/no-at-sign/", "Not found."),
     ("list/two@at@signs/emails/", "Not found."),
+    # A NUL byte in any segment (PostgreSQL refused it with a 500)
+    ("list/a@b%00c/", "Not found."),
+    ("list/dev%00@example.org/threads/", "Not found."),
+    (f"list/{DEV}%00/emails/", "Not found."),
+    (f"list/{DEV}/thread/{A}%00/", "No Thread matches the given query."),
+    (f"list/{DEV}/thread/{A[:-1]}%00/emails/", "Not found."),
+    (f"list/{DEV}/email/{E}%00/", "No Email matches the given query."),
+    ("sender/alice%00@example.org/emails/", "Not found."),
+    (f"sender/{ALICE[:-1]}%00/emails/", "Not found."),
     ("no/such/endpoint/", "Not found."),
 ])
 def test_not_found(client, archive, path, detail):

@@ -14,12 +14,15 @@ from starlette.types import Receive, Scope, Send
 
 from sathub import db
 from sathub.archive.api.render import NOT_FOUND, UNAVAILABLE, ApiError, bodiless, json_error
-from sathub.archive.api.views import visible_list
+from sathub.archive.api.views import HASH, LIST_ADDRESS, visible_list
 from sathub.archive.store import reads
 from sathub.db import DatabaseUnavailable
 from sathub.web import engine_of
 
 ALLOW = "GET, HEAD"
+# attachments.counter is a 32-bit integer; a larger number is no attachment (and no database
+# would take it as a parameter).
+MAX_COUNTER = 2**31 - 1
 
 
 class Download:
@@ -39,7 +42,8 @@ class Download:
             return error(405, f'Method "{request.method}" not allowed.')
         params = request.path_params
         counter = params["counter"]
-        if not (counter.isascii() and counter.isdigit()) or params["address"].count("@") != 1:
+        if (not (counter.isascii() and counter.isdigit() and len(counter) <= 10 and int(counter) <= MAX_COUNTER)
+                or not LIST_ADDRESS.fullmatch(params["address"]) or not HASH.fullmatch(params["message_id_hash"])):
             return error(404)
         try:
             with db.connect(engine_of(request)) as conn:

@@ -15,10 +15,12 @@ from sathub.archive.api.render import FORBIDDEN, NOT_FOUND, ApiError
 from sathub.archive.store import reads
 from sathub.archive.tables import PRIVATE
 
+# Path segments are checked before any query: a malformed one is simply not found, and no value a
+# database refuses (PostgreSQL rejects NUL in text) ever reaches one.
 HASH = re.compile(r"[A-Z2-7]{32}")
 MAILMAN_ID = re.compile(r"[0-9a-f]{32}")
 # HyperKitty's route takes one `@` with something on each side; anything else is no route.
-LIST_ADDRESS = re.compile(r"[^@]+@[^@]+")
+LIST_ADDRESS = re.compile(r"[^@\x00]+@[^@\x00]+")
 
 
 def visible_list(conn: Connection, address: str, unknown: str = NOT_FOUND) -> Row:
@@ -86,7 +88,8 @@ def get_thread(call: Call) -> dict:
     unknown = "No Thread matches the given query."
     with call.connect() as conn:
         mailing_list = visible_list(conn, address, unknown)
-        thread = reads.find_thread(conn, mailing_list.id, call.params["thread_id"])
+        thread_id = call.params["thread_id"]
+        thread = reads.find_thread(conn, mailing_list.id, thread_id) if HASH.fullmatch(thread_id) else None
         if thread is None:
             raise ApiError(404, unknown)
         around = reads.thread_neighbours(conn, mailing_list.id, thread.date_active, thread.date_active)
@@ -125,7 +128,8 @@ def get_email(call: Call) -> dict:
     unknown = "No Email matches the given query."
     with call.connect() as conn:
         mailing_list = visible_list(conn, address, unknown)
-        row = reads.find_email(conn, mailing_list, call.params["message_id_hash"])
+        message_id_hash = call.params["message_id_hash"]
+        row = reads.find_email(conn, mailing_list, message_id_hash) if HASH.fullmatch(message_id_hash) else None
         if row is None:
             raise ApiError(404, unknown)
         children = reads.email_children(conn, row.id)
@@ -135,7 +139,7 @@ def get_email(call: Call) -> dict:
 
 def get_sender_emails(call: Call):
     key = call.params["sender_key"]
-    if "@" not in key and not MAILMAN_ID.fullmatch(key):
+    if "\x00" in key or ("@" not in key and not MAILMAN_ID.fullmatch(key)):
         raise ApiError(404)
     with call.connect() as conn:
         sender = reads.find_sender(conn, key)
