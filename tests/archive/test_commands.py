@@ -1,6 +1,7 @@
 """`sathub archive import` and `sathub archive senders load` through the command line."""
 
 import gzip
+from random import Random
 
 import sqlalchemy as sa
 from click.testing import CliRunner
@@ -69,3 +70,46 @@ def test_senders_load(engine, tmp_path):
     with engine.connect() as conn:
         assert conn.execute(sa.select(senders.c.address, senders.c.mailman_id)).all() == [
             ("alice@example.com", "c5ed4be36a3d596f84b61607e27f11c8")]
+
+
+def mbox_of(count: int) -> bytes:
+    """`count` messages with incompressible bodies of 6 KB: several MB once decompressed."""
+    random = Random(13)
+    return b"".join(MBOX.replace(b"<1@x>", f"<{n}@x>".encode()) + random.randbytes(3000).hex().encode() + b"\n\n"
+                    for n in range(count))
+
+
+def test_a_truncated_gzip_fails_the_import_and_a_rerun_of_the_whole_file_completes_it(engine, tmp_path):
+    whole = gzip.compress(mbox_of(400))
+    path = tmp_path / "dev@example.org.mbox.gz"
+    path.write_bytes(whole[: len(whole) // 2])
+    result = CliRunner().invoke(
+        main, ["archive", "import", str(path), "--database-url", engine.url.render_as_string(hide_password=False)])
+    assert result.exit_code == 1
+    assert "could not be read to their end" in result.stderr and "not read to its end" in result.stdout
+    with engine.connect() as conn:
+        stored = conn.execute(sa.select(sa.func.count()).select_from(emails)).scalar_one()
+    assert 0 < stored < 400  # what was read before the damage stays stored
+    path.write_bytes(whole)
+    again = invoke(engine, "archive", "import", str(path))
+    assert again.exit_code == 0 and again.output.startswith(f"dev@example.org: {400 - stored} imported, {stored} duplicates")
+
+
+def test_a_corrupt_gzip_fails_the_import(engine, tmp_path):
+    path = tmp_path / "dev@example.org.mbox.gz"
+    path.write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 200)
+    result = invoke(engine, "archive", "import", str(path))
+    assert result.exit_code == 1 and "could not be read to their end" in result.output
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(mailing_lists)).all() == []
+
+
+def test_a_file_without_mail_creates_no_list(engine, tmp_path):
+    empty, binary = tmp_path / "empty@example.org.mbox", tmp_path / "binary@example.org.mbox"
+    empty.write_bytes(b"")
+    binary.write_bytes(bytes(range(256)) * 4)
+    for path in (empty, binary):
+        result = invoke(engine, "archive", "import", str(path))
+        assert result.exit_code == 1 and "no message could be archived" in result.output
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(mailing_lists)).all() == []

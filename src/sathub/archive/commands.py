@@ -53,6 +53,15 @@ def import_command(list_address, private, database_url, paths) -> None:
     summary = import_archive(engine_for(database_url), list_address, paths, private=private,
                              progress=sys.stderr.isatty())
     click.echo(summary.describe())
+    if summary.damaged:
+        click.echo(f"Error: {len(summary.damaged)} file(s) could not be read to their end; the messages "
+                   "before the damage are stored. Replace the file(s) and run the same import again to "
+                   "complete it.", err=True)
+        sys.exit(1)
+    if not (summary.imported or summary.duplicates):
+        click.echo("Error: no message could be archived from " + ", ".join(map(str, paths))
+                   + " (not an mbox, maildir or pipermail archive?)", err=True)
+        sys.exit(1)
 
 
 @archive.group("senders")

@@ -28,12 +28,13 @@ BUSY_RETRIES = 6  # a locked SQLite database is retried for about 3 s in all
 def import_archive(engine: Engine, list_name: str, paths: Iterable[Path], *, private: bool = False,
                    progress: bool = False, batch_size: int = BATCH_SIZE,
                    parse_processes: int | None = None) -> ImportSummary:
-    """Import every message of `paths` into the list `list_name` (created when missing).
+    """Import every message of `paths` into the list `list_name` (created when missing, once there
+    is a message to store: a file without mail creates no list). Files that could not be read to
+    their end are in `summary.damaged`; what was read before the damage is stored.
     parse_processes: helper processes for parsing (default: 1 on a multi-core machine)."""
     started = time.monotonic()
     list_name = list_name.strip().lower()
-    # Committed before any email is written: a private list's mail is never visible, even mid-import.
-    list_id = ensure_list(engine, list_name, private=private)
+    list_id = None
     summary = ImportSummary(list_name)
     bar = None
     if progress:
@@ -43,6 +44,9 @@ def import_archive(engine: Engine, list_name: str, paths: Iterable[Path], *, pri
     processes = default_processes() if parse_processes is None else parse_processes
     parsed = parsed_emails(read_archives([Path(p) for p in paths]), summary, utc_now(), processes, bar)
     for number, batch in enumerate(_batches(parsed, batch_size), start=1):
+        if list_id is None:
+            # Committed before any email is written: a private list's mail is never visible, even mid-import.
+            list_id = ensure_list(engine, list_name, private=private)
         _write(engine, list_id, batch, summary)
         if number & (number - 1) == 0:  # after batches 1, 2, 4, 8, ...: while the tables grow
             refresh_statistics(engine)

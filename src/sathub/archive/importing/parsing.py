@@ -55,7 +55,10 @@ def _chunks(items, summary, progress) -> Iterator[list[tuple[bytes, str | None]]
         if progress is not None:
             progress.update()
         if isinstance(item, Unreadable):
-            summary.skipped[item.reason] += 1
+            if item.damaged:
+                summary.damaged.append(item.reason)
+            else:
+                summary.skipped[item.reason] += 1
             continue
         summary.appended_pieces += item.appended_pieces
         chunk.append((item.data, item.from_line))

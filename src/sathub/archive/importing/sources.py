@@ -43,6 +43,7 @@ class Unreadable:
     """Something in an archive that holds no message (counted as skipped with this reason)."""
     reason: str
     origin: str
+    damaged: bool = False  # the file could not be read to its end: the import has failed
 
 
 def read_archives(paths: list[Path]) -> Iterator[RawMessage | Unreadable]:
@@ -63,7 +64,7 @@ def read_path(path: Path) -> Iterator[RawMessage | Unreadable]:
             yield from read_mbox(stream, str(path))
     except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
         # The messages read so far stay imported; the damaged rest is reported, the next file read.
-        yield Unreadable(f"unreadable archive file {path} ({exc})", str(path))
+        yield Unreadable(f"unreadable archive file {path} ({exc})", str(path), damaged=True)
 
 
 def open_archive(path: Path) -> BinaryIO:

@@ -14,6 +14,7 @@ class ImportSummary:
     duplicates: int = 0
     appended_pieces: int = 0  # body pieces cut at unescaped `From ` lines, joined back
     skipped: Counter = field(default_factory=Counter)  # reason -> messages
+    damaged: list[str] = field(default_factory=list)  # files not read to their end, and why
     seconds: float = 0.0
 
     def describe(self) -> str:
@@ -24,4 +25,5 @@ class ImportSummary:
             lines.append(f"  {self.appended_pieces} pieces of message bodies cut at unescaped 'From ' "
                          "lines, appended to the message before them")
         lines += [f"  skipped {count}: {reason}" for reason, count in sorted(self.skipped.items())]
+        lines += [f"  not read to its end: {reason}" for reason in self.damaged]
         return "\n".join(lines)
