@@ -62,8 +62,8 @@ def test_content_is_escaped(client, engine):
            b"Message-ID: <esc@example.com>\n\n<img src=x onerror=alert(2)> & more\n")
     email = live.parse(raw)
     with db.connect(engine, write=True) as conn:
-        mailing_list = lists.create_list(conn, DEV, {"created_at": utc_now(), "description": "<i>desc</i>"})
-        live.store(conn, mailing_list.id, email)
+        lists.create_list(conn, DEV, {"created_at": utc_now(), "description": "<i>desc</i>"})
+        live.store(conn, DEV, email)
     page = client.get(f"/archive/list/{DEV}/message/{email.message_id_hash}/").text
     assert "<script>" not in page and "<img" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page

@@ -39,8 +39,8 @@ def test_parse_takes_an_mbox_from_line_and_mailmans_rendering():
 def store(engine, data: bytes, name: str = "dev@example.org") -> live.Stored:
     email = live.parse(data)
     with db.connect(engine, write=True) as conn:
-        mailing_list = lists.find_list(conn, name) or lists.create_list(conn, name, {"created_at": utc_now()})
-        return live.store(conn, mailing_list.id, email)
+        lists.find_list(conn, name) or lists.create_list(conn, name, {"created_at": utc_now()})
+        return live.store(conn, name, email)
 
 
 def thread_of(engine, msgid: str, name: str = "dev@example.org") -> list[str]:
@@ -58,6 +58,15 @@ def test_store_threads_reattaches_and_skips_duplicates(engine):
     assert thread_of(engine, "c@x") == ["a@x", "b@x", "c@x"]
     again = store(engine, raw("a@x"))
     assert not again.new and again.message_id_hash == live.parse(raw("a@x")).message_id_hash
+
+
+def test_nothing_is_stored_in_an_unknown_or_never_list(engine):
+    email = live.parse(raw("n@x"))
+    with db.connect(engine, write=True) as conn:
+        assert live.store(conn, "nobody@example.org", email) == live.Stored(email.message_id_hash, False, None)
+        lists.create_list(conn, "quiet@example.org", {"created_at": utc_now(), "archive_policy": "never"})
+        assert live.store(conn, "quiet@example.org", email).policy == "never"
+        assert reads.list_emails(conn, reads.find_list(conn, "quiet@example.org"), None) == []
 
 
 def test_live_mail_and_imported_mail_are_the_same_rows(engine, tmp_path):

@@ -34,7 +34,7 @@ from sathub.archive.importing import list_settings, live
 from sathub.archive.mail.ids import clean_message_id, message_id_hash
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.store import lists as list_store
-from sathub.archive.tables import NEVER, PRIVATE, PUBLIC
+from sathub.archive.tables import NEVER, PUBLIC
 from sathub.config import Settings
 from sathub.db import DatabaseUnavailable
 from sathub.web import BodyTooLarge, client_address, in_thread, read_body, settings_of, site_url
@@ -183,24 +183,30 @@ class Archive(MailmanEndpoint):
         settings = settings_of(request)
         address, data = await read_message(request, settings.archiver_max_bytes)
         email = await run_in_threadpool(parse, data)
-        mailing_list = await in_thread(request, list_store.find_list, address)
-        if mailing_list is None or (mailing_list.archive_policy == NEVER and list_settings.configured(settings)):
-            # First seen (or refusing): take the settings Mailman has now.
-            mailing_list = await self.settings_from_mailman(request, settings, address, mailing_list)
-        url = message_page_url(self.site(request), address, email.message_id_hash)
-        if mailing_list.archive_policy == NEVER:
+        stored = await self.store(request, address, email)
+        if stored.policy is None or (stored.policy == NEVER and list_settings.configured(settings)):
+            # First seen, or about to refuse: take the settings Mailman has now, and store again.
+            await self.settings_from_mailman(request, settings, address, stored.policy is not None)
+            stored = await self.store(request, address, email)
+        if stored.policy == NEVER:
             log.warning("not archived: %s's archive policy is 'never' (message %s)", address, email.message_id)
             return {"url": "", "archived": False,
                     "detail": f"Not archived: the archive policy of {address} is 'never'."}
-        try:
-            stored = await in_thread(request, live.store, mailing_list.id, email, write=True)
-        except sa.exc.IntegrityError:  # the same message posted twice at once: the other copy won
-            stored = await in_thread(request, live.store, mailing_list.id, email, write=True)
+        url = message_page_url(self.site(request), address, email.message_id_hash)
         if not stored.new:
             log.info("duplicate of archived message %s in %s", email.message_id, address)
         return {"url": url} if stored.new else {"url": url, "duplicate": True}
 
-    async def settings_from_mailman(self, request: Request, settings: Settings, address: str, known):
+    @staticmethod
+    async def store(request: Request, address: str, email) -> live.Stored:
+        try:
+            return await in_thread(request, live.store, address, email, write=True)
+        except sa.exc.IntegrityError:  # the same message posted twice at once: the other copy won
+            return await in_thread(request, live.store, address, email, write=True)
+
+    async def settings_from_mailman(self, request: Request, settings: Settings, address: str, known: bool) -> None:
+        """Create the list, or update a known one, with the settings Mailman has for it (public
+        when Mailman is not configured or does not know the list)."""
         values = {"archive_policy": PUBLIC, "created_at": utc_now()}
         if list_settings.configured(settings):
             try:
@@ -214,12 +220,16 @@ class Archive(MailmanEndpoint):
                 values |= fetched.columns()
             else:
                 log.warning("Mailman's REST API does not know %s: archived as a public list", address)
-        if known is not None:
-            await in_thread(request, list_store.update_list, known.id,
-                            {k: v for k, v in values.items() if k != "created_at"}, write=True)
+        if known:
+            await in_thread(request, update_list_settings, address, values, write=True)
         else:
             log.info("new list %s (archive policy %s)", address, values["archive_policy"])
-        return await in_thread(request, list_store.create_list, address, values, write=True)
+            await in_thread(request, list_store.create_list, address, values, write=True)
+
+
+def update_list_settings(conn, address: str, values: dict) -> None:
+    known = list_store.find_list(conn, address)
+    list_store.update_list(conn, known.id, {k: v for k, v in values.items() if k != "created_at"})
 
 
 def parse(data: bytes):

@@ -15,7 +15,9 @@ from sqlalchemy.engine import Connection
 from sathub.archive.importing.parsing import parse_chunk
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.message import ParsedEmail
+from sathub.archive.store.lists import find_list
 from sathub.archive.store.writes import write_batch
+from sathub.archive.tables import NEVER
 
 # A message starts with a header field (RFC 5322 field name, then a colon); Mailman's
 # rendering has no mbox `From ` line, but one is tolerated.
@@ -29,7 +31,8 @@ class UnreadableMessage(ValueError):
 @dataclass(frozen=True, slots=True)
 class Stored:
     message_id_hash: str
-    new: bool  # False: the list had this message already (a duplicate, answered with its URL)
+    new: bool  # False: not stored now (a duplicate, an unknown list, a `never` list)
+    policy: str | None  # the list's archive policy; None: no such list (nothing was stored)
 
 
 def parse(data: bytes) -> ParsedEmail:
@@ -44,7 +47,11 @@ def parse(data: bytes) -> ParsedEmail:
     return parsed
 
 
-def store(conn: Connection, list_id: int, email: ParsedEmail) -> Stored:
-    """Store one parsed message in the list, in the caller's (write) transaction."""
-    imported, _duplicates = write_batch(conn, list_id, [email])
-    return Stored(email.message_id_hash, imported == 1)
+def store(conn: Connection, address: str, email: ParsedEmail) -> Stored:
+    """Store one parsed message in the list of posting address `address`, in the caller's write
+    transaction; nothing is stored when the list is unknown or its archive policy is `never`."""
+    mailing_list = find_list(conn, address)
+    if mailing_list is None or mailing_list.archive_policy == NEVER:
+        return Stored(email.message_id_hash, False, mailing_list and mailing_list.archive_policy)
+    imported, _duplicates = write_batch(conn, mailing_list.id, [email])
+    return Stored(email.message_id_hash, imported == 1, mailing_list.archive_policy)
