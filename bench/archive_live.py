@@ -129,6 +129,8 @@ def main() -> None:
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--seconds", type=float, default=20.0, help="length of the sustained phase")
     parser.add_argument("--rate", type=float, default=100.0, help="messages per second in the sustained phase")
+    parser.add_argument("--senders", type=int, default=1,
+                        help="concurrent posters in the sustained phase (Mailman: [runner.archive] instances)")
     parser.add_argument("--port", type=int, default=8791)
     parser.add_argument("--skip-import", action="store_true", help="reuse the imported probes (live lists are emptied)")
     options = parser.parse_args()
@@ -176,19 +178,29 @@ def main() -> None:
             stop = threading.Event()
             reader = threading.Thread(target=read_loop, args=(base, paths, stop, out))
             reader.start()
-            interval, sent, sustained = 1 / options.rate, 0, []
             todo = users[520:520 + int(options.rate * options.seconds)]
+            sustained: list[float] = []
             started = time.perf_counter()
-            for number, raw in enumerate(todo):
-                delay = started + number * interval - time.perf_counter()
-                if delay > 0:
-                    time.sleep(delay)
-                sustained.append(post(client, "gpsd-users@lists.berlios.de", raw))
-                sent += 1
+
+            def sender(first: int) -> None:
+                interval = options.senders / options.rate
+                with httpx.Client(base_url=base, timeout=30) as own:
+                    for number, raw in enumerate(todo[first::options.senders]):
+                        delay = started + first / options.rate + number * interval - time.perf_counter()
+                        if delay > 0:
+                            time.sleep(delay)
+                        sustained.append(post(own, "gpsd-users@lists.berlios.de", raw))
+
+            posters = [threading.Thread(target=sender, args=(first,)) for first in range(options.senders)]
+            for poster in posters:
+                poster.start()
+            for poster in posters:
+                poster.join()
+            sent = len(sustained)
             elapsed = time.perf_counter() - started
             stop.set()
             reader.join()
-            print(f"sustained: {sent} messages in {elapsed:.1f} s = {sent / elapsed:.1f} msg/s; "
+            print(f"sustained ({options.senders} sender(s)): {sent} messages in {elapsed:.1f} s = {sent / elapsed:.1f} msg/s; "
                   f"calls {summary(sustained)}", flush=True)
             for path in paths:
                 print(f"reads while archiving, {path.split('/')[3]}: {summary(out[path])}", flush=True)
