@@ -68,3 +68,27 @@ def test_when_the_transaction_cannot_commit_every_write_of_it_fails(engine, monk
         return await asyncio.gather(*(writes.run(insert_client, n) for n in range(3)), return_exceptions=True)
 
     assert all(isinstance(o, DatabaseUnavailable) for o in asyncio.run(burst()))
+
+
+def test_checked_writes_are_stored_together_in_arrival_order(engine):
+    writes = GroupCommit(engine)
+    stored_batches = []
+
+    def check(conn, number):
+        if number % 10 == 3:
+            raise ValueError(number)
+        return number
+
+    def store(conn, numbers):
+        stored_batches.append(list(numbers))
+        conn.execute(rate_limits.insert(), [{"client": f"c{n}", "window_start": 0, "hits": n} for n in numbers])
+        return [n * 2 for n in numbers]
+
+    async def burst():
+        return await asyncio.gather(*(writes.run_checked(check, store, n) for n in range(40)), return_exceptions=True)
+
+    outcomes = asyncio.run(burst())
+    assert [o for o in outcomes if isinstance(o, ValueError)] == [outcomes[3], outcomes[13], outcomes[23], outcomes[33]]
+    assert [o for o in outcomes if not isinstance(o, ValueError)] == [n * 2 for n in range(40) if n % 10 != 3]
+    assert [n for batch in stored_batches for n in batch] == [n for n in range(40) if n % 10 != 3]
+    assert len(stored_batches) <= 3

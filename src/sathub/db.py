@@ -6,6 +6,7 @@ import contextlib
 import fcntl
 import os
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -68,9 +69,11 @@ def normalize_url(url: str) -> sa.URL:
     return parsed
 
 
-# pg_advisory_xact_lock key under which processes starting at once on one PostgreSQL migrate the
-# schema and load the default catalog one after the other ("sathub" in ASCII).
+# pg_advisory_xact_lock keys: processes starting at once on one PostgreSQL migrate the schema and
+# load the default catalog one after the other ("sathub" in ASCII); group commits of several
+# processes write one after the other ("sathubw").
 STARTUP_LOCK = 0x736174687562
+WRITERS_LOCK = 0x73617468756277
 
 
 def create_engine(url: str, pool_size: int = 5, max_overflow: int = 5) -> Engine:
@@ -107,11 +110,11 @@ def _sqlite_begin(conn: Connection) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.info.get("write") else "BEGIN")
 
 
-def one_at_a_time(conn: Connection) -> None:
-    """Make the processes that start at once wait for each other here until this transaction ends:
-    an advisory lock on PostgreSQL; SQLite's writers already take its lock up front (BEGIN IMMEDIATE)."""
+def one_at_a_time(conn: Connection, key: int = STARTUP_LOCK) -> None:
+    """Make the transactions that take this lock wait for each other until the holder's ends: an
+    advisory lock on PostgreSQL; SQLite's writers already take its lock up front (BEGIN IMMEDIATE)."""
     if conn.dialect.name == "postgresql":
-        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": STARTUP_LOCK})
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
 
 
 @contextlib.contextmanager
@@ -166,10 +169,24 @@ class RevisionProbe:
     query itself, and every cached read starts with this query."""
 
     QUERY = "SELECT revision FROM data_revision WHERE id = 1"
+    # How long a commit or a read of this process vouches that the database is there.
+    ALIVE_FOR = 0.25
 
     def __init__(self, engine: Engine):
         self.engine = engine
         self.local = threading.local()
+        self.alive_at = float("-inf")
+        event.listen(engine, "commit", self._alive)
+
+    def _alive(self, *_) -> None:
+        self.alive_at = time.monotonic()
+
+    def check(self) -> None:
+        """Raise DatabaseUnavailable unless the database answered this process very recently
+        (a write's check before its body: under a burst of writes, their commits vouch for it,
+        without one more round trip per request on the event loop)."""
+        if time.monotonic() - self.alive_at > self.ALIVE_FOR:
+            self.read()
 
     def read(self) -> int:
         try:
@@ -194,9 +211,11 @@ class RevisionProbe:
         cursor = conn.cursor()
         try:
             cursor.execute(self.QUERY)
-            return cursor.fetchone()[0]
+            revision = cursor.fetchone()[0]
         finally:
             cursor.close()
+        self.alive_at = time.monotonic()
+        return revision
 
     def _discard(self) -> None:
         conn = getattr(self.local, "conn", None)

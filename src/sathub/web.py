@@ -76,10 +76,11 @@ async def form_fields(request: Request, *, with_files: bool = False) -> dict:
     return {key: value for key, value in body_form.items() if with_files or isinstance(value, str)}
 
 
-async def in_write_batch(request: Request, work: Callable[..., T], *args) -> T:
+async def in_write_batch(request: Request, work: Callable[..., T], *args, store: Callable | None = None):
     """`work(conn, *args)` in this process's next shared write transaction (group_commit.py),
-    once that transaction has committed."""
-    return await request.app.state.writes.run(work, *args)
+    once that transaction has committed; with `store`, `work` only checks and `store` writes what
+    the writes of the transaction checked, at once (GroupCommit.run_checked)."""
+    return await request.app.state.writes.run_checked(work, store, *args)
 
 
 async def in_thread(request: Request, work: Callable[..., T], *args, write: bool = False) -> T:

@@ -38,6 +38,10 @@ class AnswerCache:
         """The current data revision; raises DatabaseUnavailable when the database is away."""
         return self.probe.read()
 
+    def check_database(self) -> None:
+        """DatabaseUnavailable unless the database is there (a recent answer or commit counts)."""
+        self.probe.check()
+
     async def get(self, key: Hashable, revision: int | tuple, compute: Callable[[Connection], T]) -> T:
         """The answer for `key` at `revision` (the data revision, or a tuple starting with it when
         the answer also depends on something else that only moves forward, like the time). A miss

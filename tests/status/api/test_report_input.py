@@ -234,3 +234,32 @@ def test_json_booleans_read_as_php_strings(client, seeded):
     assert error_code(client.post("/api/v1/reports.php", json={**VALID, "callsign": True})) == "invalid_callsign"
     assert error_code(client.post("/api/v1/reports.php", json={**VALID, "name": True})) == "unknown_satellite"
     assert error_code(client.post("/api/v1/reports.php", json={**VALID, "name": False})) == "missing_name"
+
+
+def test_a_burst_of_posts_shares_transactions_and_keeps_the_slot_rule(engine, settings):
+    """Reports that arrive together are stored together (group commit); a later report of a
+    slot in the same burst still replaces the earlier one, in arrival order."""
+    import asyncio
+
+    import httpx
+
+    from sathub.app import create_app
+    from tests.status.seed import seed_catalog
+
+    seed_catalog(engine)
+    app = create_app(settings, engine=engine)
+    when = hours_ago(1).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    async def burst():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://sathub.test") as http:
+            bodies = [{**VALID, "callsign": f"K{n % 10}ABC", "reported_at": when,
+                       "report": "Heard" if n < 10 else "Not Heard"} for n in range(20)]
+            return await asyncio.gather(*(http.post("/api/v1/reports.php", json=body) for body in bodies))
+
+    answers = asyncio.run(burst())
+    assert [a.status_code for a in answers] == [201] * 20
+    assert [a.json()["data"]["replaced_count"] for a in answers] == [0] * 10 + [1] * 10
+    rows = report_rows(engine)
+    assert len(rows) == 10 and {row.report for row in rows} == {"Not Heard"}
+    ids = [a.json()["data"]["id"] for a in answers[10:]]
+    assert sorted(row.id for row in rows) == sorted(ids)

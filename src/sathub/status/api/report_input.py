@@ -70,11 +70,11 @@ class Accepted:
                     report=self.report, grid_square=self.grid_square)
 
 
-def validate_api(fields: dict, conn, now: datetime) -> Accepted:
+def validate_api(fields: dict, conn, now: datetime, resolve=catalog.resolve_api_name) -> Accepted:
     name = rules.php_trim(_aliased(fields, "name", "satellite"))
     if not name:
         raise ApiError(422, "missing_name", "The satellite name is required.")
-    api_name = catalog.resolve_api_name(conn, name)
+    api_name = resolve(conn, name)
     if api_name is None:
         raise ApiError(422, "unknown_satellite", "The satellite name does not match a known satellite.")
     report = rules.normalize_report(_aliased(fields, "report", "status"))

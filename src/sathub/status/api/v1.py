@@ -17,6 +17,7 @@ from sathub.status.api.php_json import PrettyFragment, php_pretty_json
 from sathub.status.api.responses import API_VERSION, ApiError, endpoint, envelope
 from sathub.status.cache import answers_of
 from sathub.status.store import catalog as catalog_store, reports as report_store
+from sathub.group_commit import TRANSACTION_MEMO
 from sathub.web import in_thread, in_write_batch, settings_of, site_url
 
 OPENAPI = resources.files("sathub.status.api") / "openapi.json"
@@ -144,9 +145,9 @@ def status_filter(request: Request) -> str | None:
 
 
 async def create_report(request: Request) -> Response:
-    answers_of(request).revision()  # the database comes before the body (2.3 step 4): 503 when away
+    answers_of(request).check_database()  # the database comes before the body (2.3 step 4): 503 when away
     fields = await report_input.request_fields(request)
-    accepted, stored = await in_write_batch(request, store_report, fields)
+    accepted, stored = await in_write_batch(request, check_report, fields, store=store_reports)
     link = reports_link(request, accepted.name)
     body = {
         "data": {"id": stored.id, "name": accepted.name, "reported_time": times.iso_z(accepted.instant),
@@ -157,9 +158,29 @@ async def create_report(request: Request) -> Response:
     return envelope(request, body, status=201, headers={"Location": link})
 
 
-def store_report(conn, fields: dict) -> tuple[report_input.Accepted, report_store.Stored]:
-    accepted = report_input.validate_api(fields, conn, times.utc_now())
-    return accepted, report_store.insert_or_replace_report(conn, **accepted.row())
+def check_report(conn, fields: dict) -> report_input.Accepted:
+    return report_input.validate_api(fields, conn, times.utc_now(), resolve=_resolver(conn))
+
+
+def _resolver(conn):
+    """catalog.resolve_api_name, asked once per name in a shared write transaction (the catalog
+    cannot change under it): a burst names a handful of satellites."""
+    memo = conn.info.get(TRANSACTION_MEMO)
+    if memo is None:  # not in a shared transaction: nothing to share
+        return catalog_store.resolve_api_name
+    names = memo.setdefault("api_names", {})
+
+    def resolve(conn, name: str) -> str | None:
+        if name not in names:
+            names[name] = catalog_store.resolve_api_name(conn, name)
+        return names[name]
+
+    return resolve
+
+
+def store_reports(conn, accepted: list[report_input.Accepted]) -> list[tuple[report_input.Accepted, report_store.Stored]]:
+    """The reports that arrived together, in one statement (group_commit.py)."""
+    return list(zip(accepted, report_store.insert_or_replace_in_order(conn, [a.row() for a in accepted])))
 
 
 @endpoint("GET")

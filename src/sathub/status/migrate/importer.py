@@ -13,7 +13,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from tqdm import tqdm
 
@@ -29,9 +28,6 @@ __all__ = ["BATCH_SIZE", "ImportSummary", "SourceError", "Tally", "run"]
 BATCH_SIZE = 1000
 
 _MAX_USERNAME = users.c.username.type.length
-
-# PostgreSQL's "ON CONFLICT DO UPDATE command cannot affect row a second time".
-_CARDINALITY_VIOLATION = "21000"
 
 
 @dataclass
@@ -119,19 +115,10 @@ def _store(engine: Engine, batch: list[dict], summary: ImportSummary) -> None:
     if not batch:
         return
     with db.connect(engine, write=True) as conn:
-        try:
-            with conn.begin_nested():
-                outcomes = [reports.insert_or_replace_reports(conn, batch)]
-        except sa.exc.ProgrammingError as exc:
-            if getattr(exc.orig, "sqlstate", None) != _CARDINALITY_VIOLATION:
-                raise
-            # PostgreSQL folds some non-ASCII letters (İ) that our slot keys keep apart, so two
-            # reports of one statement met in one slot: one statement each lets the later win.
-            outcomes = [reports.insert_or_replace_reports(conn, [report]) for report in batch]
-    for outcome in outcomes:
-        summary.stored_new += outcome.new
-        summary.already_present += outcome.unchanged
-        summary.replaced += outcome.replaced
+        outcome = reports.insert_or_replace_reports(conn, batch)
+    summary.stored_new += outcome.new
+    summary.already_present += outcome.unchanged
+    summary.replaced += outcome.replaced
 
 
 def _import_catalog(conn: Connection, entries: list[dict]) -> Tally:

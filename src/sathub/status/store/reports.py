@@ -55,12 +55,45 @@ def insert_or_replace_report(conn: Connection, *, name: str, day: date, hour: in
     report in the same statement; the unique slot index makes this hold across processes.
 
     A replacement gets a new id, as upstream's delete-then-insert did."""
-    row = conn.execute(_insert_or_replace(conn.dialect.name), {
-        "name": name, "day": day, "hour": hour, "period": period, "callsign": db_text(callsign), "report": report,
-        "grid_square": grid_square, "replaced_report": None}).one()
-    if row.replaced_report is None:
-        _add_to_totals(conn, [(row.name_key, day, hour)])
-    return Stored(id=row.id, replaced_count=0 if row.replaced_report is None else 1)
+    return insert_or_replace_in_order(conn, [dict(name=name, day=day, hour=hour, period=period, callsign=callsign,
+                                                  report=report, grid_square=grid_square)])[0]
+
+
+def insert_or_replace_in_order(conn: Connection, rows: list[dict]) -> list[Stored]:
+    """insert_or_replace_report for reports that arrived together (a group commit), one result
+    each: one statement per run of distinct slots, since a statement may not touch a row twice,
+    so a later report of a slot still replaces an earlier one, in arrival order. One statement
+    instead of one per report: on PostgreSQL each statement also runs the statement triggers."""
+    params = [{**row, "callsign": db_text(row["callsign"]), "replaced_report": None} for row in rows]
+    return [stored for run in _runs_of_distinct_slots(params)
+            for stored in _one_statement_or_one_each(conn, run, lambda rows: _upsert_run(conn, rows))]
+
+
+# PostgreSQL's "ON CONFLICT DO UPDATE command cannot affect row a second time".
+_CARDINALITY_VIOLATION = "21000"
+
+
+def _runs_of_distinct_slots(rows: list[dict]) -> list[list[dict]]:
+    runs: list[list[dict]] = [[]]
+    seen: set[tuple] = set()
+    for row in rows:
+        slot = (row["name"].lower(), row["day"], row["hour"], row["period"], row["callsign"].upper())
+        if slot in seen:
+            runs.append([])
+            seen.clear()
+        seen.add(slot)
+        runs[-1].append(row)
+    return [run for run in runs if run]
+
+
+def _upsert_run(conn: Connection, run: list[dict]) -> list[Stored]:
+    """One statement for reports of distinct slots; its rows come back in no set order, so they
+    are matched to the reports by the values they were given (a replacement takes them all)."""
+    written = {(row.name, row.day, row.hour, row.period, row.callsign): row
+               for row in conn.execute(_insert_or_replace(conn.dialect.name), run)}
+    results = [written[(row["name"], row["day"], row["hour"], row["period"], row["callsign"])] for row in run]
+    _add_to_totals(conn, [(row.name_key, row.day, row.hour) for row in results if row.replaced_report is None])
+    return [Stored(id=row.id, replaced_count=0 if row.replaced_report is None else 1) for row in results]
 
 
 @cache
@@ -68,16 +101,22 @@ def _insert_or_replace(dialect_name: str):
     """Built once per dialect: every write of the API and the form runs it, and building and
     compiling it again cost more than executing it."""
     statement = insert_for(dialect_name)(reports)
-    if dialect_name == "postgresql":
-        new_id = sa.func.nextval(sa.func.pg_get_serial_sequence("reports", "id"))
-    else:
-        new_id = sa.select(sa.func.max(reports.c.id) + 1).scalar_subquery()
     return statement.on_conflict_do_update(
         index_elements=_slot,
-        set_={"id": new_id, "name": statement.excluded.name, "callsign": statement.excluded.callsign,
+        set_={"id": _new_id(dialect_name), "name": statement.excluded.name, "callsign": statement.excluded.callsign,
               "report": statement.excluded.report, "grid_square": statement.excluded.grid_square,
               "replaced_report": reports.c.report},
-    ).returning(reports.c.id, reports.c.replaced_report, _name_key)
+    ).returning(reports.c.id, reports.c.replaced_report, _name_key, reports.c.name, reports.c.day, reports.c.hour,
+                reports.c.period, reports.c.callsign)
+
+
+def _new_id(dialect_name: str):
+    """The id a replaced report gets: the next of the sequence; on SQLite max(id) + 1, correlated
+    with the updated row so that it is computed again for each row of a statement (an uncorrelated
+    max(id) + 1 is computed once and would give two replacements one id)."""
+    if dialect_name == "postgresql":
+        return sa.func.nextval(sa.func.pg_get_serial_sequence("reports", "id"))
+    return sa.literal_column("(SELECT max(newest.id) + 1 FROM reports AS newest WHERE newest.id >= reports.id)")
 
 
 def search_reports(conn: Connection, *, window: Window, limit: int, names: tuple[str, ...] = (),
@@ -143,29 +182,40 @@ def insert_or_replace_reports(conn: Connection, rows: list[dict]) -> BulkStored:
     id, as insert_or_replace_report does. report_totals stays exact."""
     if not rows:
         return BulkStored(new=0, unchanged=0, replaced=0)
-    statement = insert_for(conn.dialect.name)(reports)
-    if conn.dialect.name == "postgresql":
-        new_id = sa.func.nextval(sa.func.pg_get_serial_sequence("reports", "id"))
-    else:
-        # Correlated with the updated row, so SQLite computes it again for each row of the statement
-        # (an uncorrelated max(id) + 1 is computed once and would give two replacements one id).
-        new_id = sa.literal_column("(SELECT max(newest.id) + 1 FROM reports AS newest WHERE newest.id >= reports.id)")
-    compared = ("name", "callsign", "report", "grid_square")
-    statement = statement.on_conflict_do_update(
-        index_elements=_slot,
-        set_={"id": new_id, **{column: statement.excluded[column] for column in compared},
-              "replaced_report": reports.c.report},
-        where=sa.or_(*(reports.c[column].is_distinct_from(statement.excluded[column]) for column in compared)),
-    ).returning(_name_key, reports.c.day, reports.c.hour, reports.c.replaced_report)
+    params = [{**row, "name": db_text(row["name"]), "callsign": db_text(row["callsign"]),
+               "grid_square": None if row["grid_square"] is None else db_text(row["grid_square"]),
+               "replaced_report": None} for row in rows]
     # executemany: compiled once, sent as multi-row INSERTs ("insertmanyvalues").
-    written = conn.execute(statement, [
-        {**row, "name": db_text(row["name"]), "callsign": db_text(row["callsign"]),
-         "grid_square": None if row["grid_square"] is None else db_text(row["grid_square"]), "replaced_report": None}
-        for row in rows]).all()
+    written = _one_statement_or_one_each(conn, params, lambda run: conn.execute(_import_upsert(conn.dialect.name), run).all())
     inserted = [row for row in written if row.replaced_report is None]
     _add_to_totals(conn, (row[:3] for row in inserted))
     return BulkStored(new=len(inserted), unchanged=len(rows) - len(written),
                       replaced=len(written) - len(inserted))
+
+
+@cache
+def _import_upsert(dialect_name: str):
+    statement = insert_for(dialect_name)(reports)
+    compared = ("name", "callsign", "report", "grid_square")
+    return statement.on_conflict_do_update(
+        index_elements=_slot,
+        set_={"id": _new_id(dialect_name), **{column: statement.excluded[column] for column in compared},
+              "replaced_report": reports.c.report},
+        where=sa.or_(*(reports.c[column].is_distinct_from(statement.excluded[column]) for column in compared)),
+    ).returning(_name_key, reports.c.day, reports.c.hour, reports.c.replaced_report)
+
+
+def _one_statement_or_one_each(conn: Connection, rows: list[dict], execute) -> list:
+    """`execute(rows)` as one statement; if PostgreSQL folds two of its names alike that Python
+    kept apart (İ), so that the statement would touch a row twice, one statement per row, in order,
+    so that the later report of the slot wins."""
+    try:
+        with conn.begin_nested():
+            return execute(rows)
+    except sa.exc.ProgrammingError as exc:
+        if getattr(exc.orig, "sqlstate", None) != _CARDINALITY_VIOLATION:
+            raise
+    return [result for row in rows for result in execute([row])]
 
 
 def _add_to_totals(conn: Connection, inserted: Iterable[tuple[str, date, int]]) -> None:
