@@ -85,6 +85,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8761)
+    parser.add_argument("--no-reads", action="store_true", help="the burst alone, without the summary.php reader")
     args = parser.parse_args()
 
     engine = db.create_engine(args.database_url)
@@ -97,11 +98,12 @@ def main() -> None:
         for _ in range(args.rounds):
             instant = (datetime.now(UTC) - timedelta(minutes=30)).replace(second=0, microsecond=0)
             prepare(engine, instant)
-            reads = subprocess.Popen(["wrk", "-t1", "-c4", f"-d{args.duration}s", "--latency",
-                                      f"{base}/api/v1/summary.php?hours=24"], stdout=subprocess.PIPE, text=True)
+            reads = None if args.no_reads else subprocess.Popen(
+                ["wrk", "-t1", "-c4", f"-d{args.duration}s", "--latency", f"{base}/api/v1/summary.php?hours=24"],
+                stdout=subprocess.PIPE, text=True)
             writes, hot_sent, new_sent = burst(base, args.duration, args.connections,
                                                instant.strftime("%Y-%m-%dT%H:%M:%SZ"))
-            read = parse(reads.communicate()[0])
+            read = parse(reads.communicate()[0]) if reads else {"rps": 0.0, "p99": 0.0, "errors": 0}
             new_rows, hot_rows = counts(engine)
             rows.append({**writes, "hot": hot_sent, "new": new_sent, "new_rows": new_rows, "hot_rows": hot_rows,
                          "read_rps": read["rps"], "read_p99": read["p99"], "read_errors": read["errors"]})
@@ -111,8 +113,8 @@ def main() -> None:
 
     lines = [f"**{args.label}** — {database_facts(args.database_url)}; code {code_version()}; "
              f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; `sathub serve --workers {args.workers}`; "
-             f"wrk -t1 -c{args.connections} -d{args.duration}s POSTs (30 % into existing slots) while wrk -c4 "
-             "reads summary.php?hours=24.", "",
+             f"wrk -t1 -c{args.connections} -d{args.duration}s POSTs (30 % into existing slots)"
+             + (" alone." if args.no_reads else " while wrk -c4 reads summary.php?hours=24."), "",
              "| round | POST/s | p50 ms | p99 ms | non-2xx | new slots sent / rows | hot sent / rows (500) "
              "| summary req/s | summary p99 ms |", "|---|---|---|---|---|---|---|---|---|"]
     for number, row in enumerate(rows, 1):
@@ -125,7 +127,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     OUT.mkdir(exist_ok=True)
-    (OUT / f"status_burst_{args.label}.md").write_text(text + "\n")
+    (OUT / f"status_burst_{args.label}{'_alone' if args.no_reads else ''}.md").write_text(text + "\n")
 
 
 if __name__ == "__main__":
