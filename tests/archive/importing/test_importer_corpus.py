@@ -131,7 +131,7 @@ def test_reimporting_the_corpus_adds_nothing(corpus):
         edge_before = snapshot(conn, EDGE_LIST)
     for name, (imported, duplicates, _, _) in EXPECTED.items():
         again = import_archive(corpus.engine, name, sources(name))
-        assert (again.imported, again.duplicates) == (0, imported + duplicates)
+        assert (again.imported, again.duplicates, again.corrected) == (0, imported + duplicates, 0)
     with corpus.engine.connect() as conn:
         assert [conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
                 for table in (emails, threads, senders, mailing_lists)] == before

@@ -12,6 +12,7 @@ class ImportSummary:
     list_name: str
     imported: int = 0
     duplicates: int = 0
+    corrected: int = 0  # stored emails derived again from their copy in the files (older rules)
     appended_pieces: int = 0  # body pieces cut at unescaped `From ` lines, joined back
     skipped: Counter = field(default_factory=Counter)  # reason -> messages
     damaged: list[str] = field(default_factory=list)  # files not read to their end, and why
@@ -21,6 +22,8 @@ class ImportSummary:
         rate = f" in {self.seconds:.1f} s" if self.seconds else ""
         lines = [f"{self.list_name}: {self.imported} imported, {self.duplicates} duplicates skipped, "
                  f"{sum(self.skipped.values())} skipped{rate}"]
+        if self.corrected:
+            lines.append(f"  {self.corrected} emails stored before corrected: the current rules read them differently")
         if self.appended_pieces:
             lines.append(f"  {self.appended_pieces} pieces of message bodies cut at unescaped 'From ' "
                          "lines, appended to the message before them")

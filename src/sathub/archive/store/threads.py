@@ -69,6 +69,29 @@ def rethread(conn: Connection, list_id: int, new: list[tuple[int, ParsedEmail]])
         nodes[email_id] = ThreadNode(email_id, parent_of.get(email_id), email.date, email.message_id_hash)
         subjects[email_id] = email.subject
 
+    return _rearrange(conn, list_id, nodes, stored, subjects, touched)
+
+
+def rethread_list(conn: Connection, list_id: int) -> None:
+    """Every thread of the list recomputed from the stored reply links (`in_reply_to` against the
+    list's Message-IDs) and dates: after a re-import corrected rows derived under older rules."""
+    rows = conn.execute(sa.select(
+        emails.c.id, emails.c.message_id, emails.c.in_reply_to, emails.c.date, emails.c.message_id_hash,
+        emails.c.parent_id, emails.c.thread_id, emails.c.thread_order, emails.c.thread_depth)
+        .where(emails.c.list_id == list_id)).all()
+    by_message_id = {row.message_id: row.id for row in rows}
+    nodes = {row.id: ThreadNode(row.id, by_message_id.get(row.in_reply_to), row.date, row.message_id_hash)
+             for row in rows}
+    stored = {row.id: Place(row.parent_id, row.thread_id, row.thread_order, row.thread_depth) for row in rows}
+    touched = set(conn.scalars(sa.select(threads.c.id).where(threads.c.list_id == list_id)))
+    _rearrange(conn, list_id, nodes, stored, {}, touched)
+
+
+def _rearrange(conn: Connection, list_id: int, nodes: dict[int, ThreadNode], stored: dict[int, Place],
+               subjects: dict[int, str], touched: set[int]) -> dict[int, Place]:
+    """Arrange `nodes` into threads and write what changed: thread rows (inserted, updated, or
+    deleted when merged away) and the threading columns of stored emails. `subjects` holds the
+    new emails (not yet written), whose places are returned instead."""
     arranged = arrange_threads(nodes.values())
     row_of = _write_thread_rows(conn, list_id, arranged, nodes, subjects, touched)
     places: dict[int, Place] = {}
@@ -94,6 +117,7 @@ def rethread(conn: Connection, list_id: int, new: list[tuple[int, ParsedEmail]])
 def _write_thread_rows(conn: Connection, list_id: int, arranged: list[ArrangedThread],
                        nodes: dict[int, ThreadNode], subjects: dict[int, str], touched: set[int]) -> dict[int, int]:
     """Insert or update the row of each arranged thread; returns root email id -> threads.id."""
+    subjects = dict(subjects)  # the caller's dict tells new emails apart: add stored roots to a copy
     old_roots = [t.root.id for t in arranged if t.root.id not in subjects]
     if old_roots:
         subjects.update(iter(conn.execute(sa.select(emails.c.id, emails.c.subject)

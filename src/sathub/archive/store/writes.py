@@ -44,28 +44,33 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
     if not new:
         return 0, len(batch)
     # One sender (one mailman_id) per address in any letter case; each email keeps its spelling.
-    sender_ids = _sender_ids(conn, {email.sender_address.lower() for email in new})
+    senders_by_address = sender_ids(conn, {email.sender_address.lower() for email in new})
     ids = allocate_ids(conn, emails, len(new))
     places = rethread(conn, list_id, list(zip(ids, new)))
     conn.execute(emails.insert(), [{
         "id": email_id, "list_id": list_id, "message_id": email.message_id,
-        "message_id_hash": email.message_id_hash, "sender_id": sender_ids[email.sender_address.lower()],
+        "message_id_hash": email.message_id_hash, "sender_id": senders_by_address[email.sender_address.lower()],
         "sender_address": email.sender_address,
         "sender_name": email.sender_name, "subject": email.subject, "content": email.content,
         "date": email.date, "archived_date": email.archived_date, "in_reply_to": email.in_reply_to,
         "parent_id": places[email_id].parent_id, "thread_id": places[email_id].thread_id,
         "thread_order": places[email_id].order, "thread_depth": places[email_id].depth,
     } for email_id, email in zip(ids, new)])
-    attachment_rows = [{"email_id": email_id, "counter": a.counter, "name": a.name,
-                        "content_type": a.content_type, "encoding": a.encoding,
-                        "size": len(a.content), "content": a.content}
-                       for email_id, email in zip(ids, new) for a in email.attachments]
-    if attachment_rows:
-        conn.execute(attachments.insert(), attachment_rows)
+    rows = attachment_rows(list(zip(ids, new)))
+    if rows:
+        conn.execute(attachments.insert(), rows)
     return len(new), len(batch) - len(new)
 
 
-def _sender_ids(conn: Connection, addresses: set[str]) -> dict[str, int]:
+def attachment_rows(stored: list[tuple[int, ParsedEmail]]) -> list[dict]:
+    """The attachments rows of (emails.id, email) pairs."""
+    return [{"email_id": email_id, "counter": a.counter, "name": a.name, "content_type": a.content_type,
+             "encoding": a.encoding, "size": len(a.content), "content": a.content}
+            for email_id, email in stored for a in email.attachments]
+
+
+def sender_ids(conn: Connection, addresses: set[str]) -> dict[str, int]:
+    """senders.id of each lowercase address, creating the missing senders with their default id."""
     query = sa.select(senders.c.address, senders.c.id)
     found = dict(iter(conn.execute(query.where(senders.c.address.in_(list(addresses))))))
     missing = sorted(addresses - found.keys())
