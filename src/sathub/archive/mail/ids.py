@@ -13,6 +13,9 @@ from email import policy
 
 MAX_ID_LENGTH = 254
 _MODERN = policy.default
+# RFC 5322 msg-id as dot-atom-text "@" dot-atom-text: the modern parser accepts it unchanged.
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_PLAIN_ID = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@{_ATOM}(?:\.{_ATOM})*")
 
 
 def clean_message_id(value: str | None) -> str:
@@ -27,7 +30,7 @@ def clean_message_id(value: str | None) -> str:
         end = value.find(">", start + 1)
         value = value[start + 1:end] if end >= 0 else value[start + 1:]
     value = value.encode("ascii", "ignore").decode("ascii")
-    if value:
+    if value and not _PLAIN_ID.fullmatch(value):  # a plain id is one the parser keeps whole
         try:
             parsed = str(_MODERN.header_factory("message-id", f"<{value}>"))
         except Exception:  # noqa: BLE001 - the parser fails on some ids (`<@x>`): keep them whole
