@@ -21,7 +21,7 @@ from sathub.archive.importing.sources import read_archives
 from sathub.archive.importing.summary import ImportSummary
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.message import ParsedEmail
-from sathub.archive.store.corrections import correct_stored
+from sathub.archive.store.corrections import EarlierRows
 from sathub.archive.store.threads import rethread_list
 from sathub.archive.store.writes import ensure_list, refresh_statistics, write_batch
 
@@ -47,17 +47,13 @@ def import_archive(engine: Engine, list_name: str, paths: Iterable[Path], *, pri
         bar = tqdm(unit=" msg", desc=list_name, mininterval=0.5)
     processes = default_processes() if parse_processes is None else parse_processes
     parsed = parsed_emails(read_archives([Path(p) for p in paths]), summary, utc_now(), processes, bar)
-    seen: set[str] = set()  # Message-IDs met in this run: only the first copy may correct a row
+    earlier = None
     for number, batch in enumerate(_batches(parsed, batch_size), start=1):
         if list_id is None:
             # Committed before any email is written: a private list's mail is never visible, even mid-import.
             list_id = ensure_list(engine, list_name, private=private)
-        first_copies = []
-        for email in batch:
-            if email.message_id_hash not in seen:
-                seen.add(email.message_id_hash)
-                first_copies.append(email)
-        _write(engine, list_id, batch, first_copies, summary)
+            earlier = EarlierRows(engine, list_id)
+        _write(engine, list_id, batch, earlier, summary)
         if number & (number - 1) == 0:  # after batches 1, 2, 4, 8, ...: while the tables grow
             refresh_statistics(engine)
     if summary.corrected:
@@ -80,15 +76,15 @@ def _batches(parsed: Iterator[ParsedEmail], size: int) -> Iterator[list[ParsedEm
         yield batch
 
 
-def _write(engine: Engine, list_id: int, batch: list[ParsedEmail], first_copies: list[ParsedEmail],
+def _write(engine: Engine, list_id: int, batch: list[ParsedEmail], earlier: EarlierRows,
            summary: ImportSummary) -> None:
-    """Write a batch in one transaction (stored copies of its `first_copies` corrected first); if
+    """Write a batch in one transaction (rows stored before this run corrected first); if
     writing it fails, retry message by message so that only the offending message is skipped.
     A database that is down still stops the import."""
     for attempt in range(BUSY_RETRIES + 1):
         try:
             with engine.begin() as conn:
-                corrected = correct_stored(conn, list_id, first_copies)
+                corrected, met = earlier.correct(conn, batch)
                 imported, duplicates = write_batch(conn, list_id, batch)
             break
         except sa.exc.OperationalError as exc:
@@ -103,9 +99,9 @@ def _write(engine: Engine, list_id: int, batch: list[ParsedEmail], first_copies:
                 summary.skipped[f"{reason} ({type(getattr(exc, 'orig', exc)).__name__})"] += 1
                 return
             for email in batch:
-                first = any(email is copy for copy in first_copies)
-                _write(engine, list_id, [email], [email] if first else [], summary)
+                _write(engine, list_id, [email], earlier, summary)
             return
+    earlier.met.update(met)  # committed: these rows are settled for the rest of the run
     summary.imported += imported
     summary.duplicates += duplicates
     summary.corrected += corrected
