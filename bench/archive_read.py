@@ -174,7 +174,7 @@ def _write(engine: sa.Engine, mails: list[Mail], thread_list: list[Thread], n_se
                 email_rows.append({
                     "id": mail.id, "list_id": mail.list_index + 1, "message_id": message_id,
                     "message_id_hash": id_hash(message_id), "sender_id": mail.sender + 1,
-                    "sender_name": f"User {mail.sender}", "subject": f"Re: Subject {number}" if parent else f"Subject {number}",
+                    "sender_address": addresses[mail.sender], "sender_name": f"User {mail.sender}", "subject": f"Re: Subject {number}" if parent else f"Subject {number}",
                     "content": "Some text of a message.\n" * 5, "date": mail.date, "archived_date": mail.date,
                     "in_reply_to": None if parent is None else f"m{parent}@bench.example",
                     "parent_id": None if parent is None else mails[parent].id,
