@@ -108,10 +108,17 @@ def _rearrange(conn: Connection, list_id: int, nodes: dict[int, ThreadNode], sto
         conn.execute(emails.update().where(emails.c.id == sa.bindparam("email_id")).values(
             parent_id=sa.bindparam("new_parent_id"), thread_id=sa.bindparam("new_thread_id"),
             thread_order=sa.bindparam("new_order"), thread_depth=sa.bindparam("new_depth")), moved)
-    merged_away = touched - set(row_of.values())
-    if merged_away:
-        conn.execute(threads.delete().where(threads.c.id.in_(list(merged_away))))
+    for chunk in _chunks(touched - set(row_of.values())):  # merged away
+        conn.execute(threads.delete().where(threads.c.id.in_(chunk)))
     return places
+
+
+def _chunks(ids, size: int = 10_000):
+    """`ids` in lists of at most `size`: rethread_list touches every thread of a list, more than
+    SQLite takes as parameters of one statement (32,766)."""
+    ids = list(ids)
+    for start in range(0, len(ids), size):
+        yield ids[start:start + size]
 
 
 def _write_thread_rows(conn: Connection, list_id: int, arranged: list[ArrangedThread],
@@ -119,11 +126,12 @@ def _write_thread_rows(conn: Connection, list_id: int, arranged: list[ArrangedTh
     """Insert or update the row of each arranged thread; returns root email id -> threads.id."""
     subjects = dict(subjects)  # the caller's dict tells new emails apart: add stored roots to a copy
     old_roots = [t.root.id for t in arranged if t.root.id not in subjects]
-    if old_roots:
-        subjects.update(iter(conn.execute(sa.select(emails.c.id, emails.c.subject)
-                                          .where(emails.c.id.in_(old_roots)))))
-    rows_by_thread_id = dict(iter(conn.execute(sa.select(threads.c.thread_id, threads.c.id)
-                                               .where(threads.c.id.in_(list(touched)))))) if touched else {}
+    for chunk in _chunks(old_roots):
+        subjects.update(iter(conn.execute(sa.select(emails.c.id, emails.c.subject).where(emails.c.id.in_(chunk)))))
+    rows_by_thread_id = {}
+    for chunk in _chunks(touched):
+        rows_by_thread_id.update(iter(conn.execute(sa.select(threads.c.thread_id, threads.c.id)
+                                                   .where(threads.c.id.in_(chunk)))))
 
     def values(thread: ArrangedThread) -> dict:
         return {"starting_email_id": thread.root.id, "subject": subjects[thread.root.id],
