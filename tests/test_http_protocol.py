@@ -83,3 +83,20 @@ def test_connections_beyond_the_limit_are_refused_and_the_limit_frees_itself(ser
     finally:
         for sock in held:
             sock.close()
+
+
+def test_a_413_answered_before_its_body_keeps_the_connection_in_step(server):
+    """The rest of a refused body is that request's body, not the next request's headers."""
+    body = b'{"name": "' + b"x" * (1024 * 1024) + b'"}'
+    with socket.create_connection(address(server), timeout=10) as sock:
+        sock.sendall(b"POST /api/v1/reports.php HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        sock.sendall(b"GET /api/v1/statuses.php HTTP/1.1\r\nHost: x\r\n\r\n")
+        received = b""
+        while received.count(b"HTTP/1.1 ") < 2 or not received.rstrip().endswith(b"}"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+    answers = received.split(b"HTTP/1.1 ")[1:]
+    assert [answer[:3] for answer in answers] == [b"413", b"200"]

@@ -11,6 +11,7 @@ stores them all, and on PostgreSQL its statement triggers run once, not once per
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -21,9 +22,14 @@ from sathub.db import WRITERS_LOCK, connect, one_at_a_time
 
 T = TypeVar("T")
 MAX_BATCH = 256
-# conn.info key of a dict that lives as long as one shared transaction: checks may keep there
-# what cannot change within it (and would cost a round trip per write to ask again).
-TRANSACTION_MEMO = "sathub.transaction_memo"
+# A dict that lives as long as one shared transaction, in the thread that runs it: checks may keep
+# there what cannot change within it (and would cost a round trip per write to ask again).
+_memo: contextvars.ContextVar[dict | None] = contextvars.ContextVar("sathub_transaction_memo", default=None)
+
+
+def transaction_memo() -> dict | None:
+    """The current shared transaction's memo; None outside one."""
+    return _memo.get()
 
 
 class GroupCommit:
@@ -71,11 +77,11 @@ class GroupCommit:
             # trigger the data_revision row, so two of them could each wait for the other's
             # locks (PostgreSQL). Taken one after the other, they cannot.
             one_at_a_time(conn, WRITERS_LOCK)
-            conn.info[TRANSACTION_MEMO] = {}
+            token = _memo.set({})
             try:
                 self._each(conn, batch, outcomes)
             finally:
-                del conn.info[TRANSACTION_MEMO]
+                _memo.reset(token)
         return outcomes
 
     @staticmethod

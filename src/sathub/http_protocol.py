@@ -34,6 +34,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._awaiting_headers = True
+        self._boundary_in_piece = False
         self._header_bytes = 0
         self._header_timer: asyncio.TimerHandle | None = None
 
@@ -51,23 +52,28 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self._awaiting_headers and self._header_timer is None:
             self._arm_header_timer()  # a new request begins on a kept-alive connection
+        self._boundary_in_piece = False
         super().data_received(data)
-        # Counted only while the headers are still incomplete after this piece: the piece that
-        # completes them (and carries the start of a body) is not, so bodies never count.
-        if self._awaiting_headers and not self.transport.is_closing():
+        # Counted only when the whole piece belongs to headers still incomplete: a piece in
+        # which headers or a request ended also carries body bytes, which never count.
+        if self._awaiting_headers and not self._boundary_in_piece and not self.transport.is_closing():
             self._header_bytes += len(data)
             if self._header_bytes > _limits().max_header_bytes:
                 self._refuse(HEADERS_TOO_LARGE)
 
     def on_headers_complete(self) -> None:
         self._awaiting_headers = False
+        self._boundary_in_piece = True
         self._header_bytes = 0
         self._cancel_header_timer()
         super().on_headers_complete()
 
-    def on_response_complete(self) -> None:
+    def on_message_complete(self) -> None:
+        # Only now may the next bytes be a request's headers: an answer sent before its request
+        # was read (a 413) is followed by the rest of that request's body, which is not.
         self._awaiting_headers = True
-        super().on_response_complete()
+        self._boundary_in_piece = True
+        super().on_message_complete()
 
     def _arm_header_timer(self) -> None:
         self._header_timer = self.loop.call_later(_limits().header_timeout, self._headers_too_slow)

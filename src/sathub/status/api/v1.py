@@ -17,7 +17,7 @@ from sathub.status.api.php_json import PrettyFragment, php_pretty_json
 from sathub.status.api.responses import API_VERSION, ApiError, endpoint, envelope
 from sathub.status.cache import answers_of
 from sathub.status.store import catalog as catalog_store, reports as report_store
-from sathub.group_commit import TRANSACTION_MEMO
+from sathub.group_commit import transaction_memo
 from sathub.web import in_thread, in_write_batch, settings_of, site_url
 
 OPENAPI = resources.files("sathub.status.api") / "openapi.json"
@@ -165,7 +165,7 @@ def check_report(conn, fields: dict) -> report_input.Accepted:
 def _resolver(conn):
     """catalog.resolve_api_name, asked once per name in a shared write transaction (the catalog
     cannot change under it): a burst names a handful of satellites."""
-    memo = conn.info.get(TRANSACTION_MEMO)
+    memo = transaction_memo()
     if memo is None:  # not in a shared transaction: nothing to share
         return catalog_store.resolve_api_name
     names = memo.setdefault("api_names", {})
