@@ -6,6 +6,7 @@ from alembic.migration import MigrationContext
 
 from sathub import db
 from sathub.archive import tables
+from tests.schema_drift import same_default
 
 ARCHIVE_TABLES = {"mailing_lists", "senders", "threads", "emails", "attachments"}
 
@@ -13,15 +14,6 @@ ARCHIVE_TABLES = {"mailing_lists", "senders", "threads", "emails", "attachments"
 def archive_only(obj, name, type_, reflected, compare_to) -> bool:
     table = obj if type_ == "table" else getattr(obj, "table", None)
     return table is not None and table.name in ARCHIVE_TABLES
-
-
-def same_default(context, inspected_column, metadata_column, inspected, metadata_default, rendered) -> bool | None:
-    """Compare the default values themselves: SQLite reflects DEFAULT '' as "('')", PostgreSQL
-    as "''::character varying"."""
-    def bare(text):
-        return None if text is None else str(text).split("::")[0].strip("()'\" ")
-
-    return bare(inspected) != bare(rendered)
 
 
 # Interface A's expression indexes (lower(name), ...) cannot be reflected on SQLite; not ours to check.

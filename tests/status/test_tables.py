@@ -7,6 +7,7 @@ from alembic.migration import MigrationContext
 
 from sathub import db
 from sathub.status import tables
+from tests.schema_drift import same_default
 
 STATUS_TABLES = {"satellites", "satellite_aliases", "reports", "report_totals", "users", "rate_limits",
                  "report_hours"}
@@ -20,15 +21,6 @@ def status_columns(obj, name, type_, reflected, compare_to) -> bool:
     if type_ == "column":
         return obj.table.name in STATUS_TABLES
     return False
-
-
-def same_default(context, inspected_column, metadata_column, inspected, metadata_default, rendered) -> bool:
-    """Compare the default values themselves: SQLite reflects DEFAULT '' as "('')", PostgreSQL
-    as "''::character varying"."""
-    def bare(text):
-        return None if text is None else str(text).split("::")[0].strip("()'\" ")
-
-    return bare(inspected) != bare(rendered)
 
 
 @pytest.mark.filterwarnings("ignore:Skipped unsupported reflection of expression-based index")

@@ -9,25 +9,12 @@ from datetime import datetime, timedelta, timezone
 import feedparser
 import pytest
 
+from tests.status.pages.conftest import now_minus
 from tests.status.seed import seed_catalog, store_report
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
 URL = "/feeds/AO-7_%5BU%2Fv%5D.atom"
-
-
-def now_minus(**delta):
-    return datetime.now(timezone.utc).replace(second=0, microsecond=0) - timedelta(**delta)
-
-
-@pytest.fixture
-def catalog_seeded(engine):
-    seed_catalog(engine, rows=[
-        {"name": "AO-91", "display_name": "AO-91 Mode U/v FM", "website": "https://www.amsat.org/ao-91/"},
-        {"name": "AO-7_[U/v]", "display_name": "AO-7 Mode B <b>", "website": ""},
-        {"name": "ISS-FM", "display_name": "ISS Voice Repeater", "website": ""},
-    ])
-    return engine
 
 
 @pytest.fixture

@@ -3,12 +3,13 @@
 upstream's tooltip data) and the way people read them."""
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from html.parser import HTMLParser
 
 import pytest
 
 from sathub.status.pages import grid
+from tests.status.pages.conftest import now_minus
 from tests.status.seed import seed_catalog, store_report
 
 
@@ -55,18 +56,9 @@ def scrape(html):
     return parser
 
 
-def now_minus(**delta):
-    return datetime.now(timezone.utc).replace(second=0, microsecond=0) - timedelta(**delta)
-
-
 @pytest.fixture
-def seeded(engine):
-    seed_catalog(engine, rows=[
-        {"name": "AO-91", "display_name": "AO-91 Mode U/v FM", "website": "https://www.amsat.org/ao-91/"},
-        {"name": "AO-7_[U/v]", "display_name": "AO-7 Mode B <b>", "website": ""},
-        {"name": "ISS-FM", "display_name": "ISS Voice Repeater", "website": ""},
-    ])
-    return engine
+def seeded(catalog_seeded):
+    return catalog_seeded
 
 
 def test_the_page_answers_at_both_paths_with_title_heading_and_no_survey(client, seeded):
