@@ -18,7 +18,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from status_load import BIN, OUT, ROOT, database_facts, code_version, start, stop, wait_until_up, wrk  # noqa: E402
+from status_load import BIN, OUT, ROOT, database_facts, code_version, start, stop, wait_until_up  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "src"))
 from sathub import db  # noqa: E402
