@@ -6,6 +6,9 @@ from sathub import db
 from sathub.status.store import catalog as catalog_store
 from sathub.status.store import reports as report_store
 
+# A bcrypt hash made by PHP itself (the example of PHP's manual for password_verify), of "rasmuslerdorf".
+PHP_HASH = "$2y$07$BCryptRequires22Chrcte/VlQH0piJtjXl.0t1XkA8pw9dMXTpOq"
+
 FIXTURE_CATALOG = [
     {"name": "AO-91", "display_name": "AO-91 Mode U/v FM", "website": "https://www.amsat.org/ao-91/"},
     {"name": "FO-29", "display_name": "FO-29", "website": ""},
