@@ -1,8 +1,9 @@
 """Live mail: one message that Mailman's archiver hands over, stored by the import's own rules.
 
-The message goes through the importer's parsing (`parsing.parse_chunk`) and its batch writer
-(`store.writes.write_batch`) as a batch of one, so ids, threading, the re-attachment of replies
-that arrived before their parent, duplicates and senders are exactly those of `archive import`.
+The message goes through the importer's parsing (`parsing.parse_chunk`) and the rules of its batch
+writer (`store.writes.write_batch`) for a batch of one (store/live.py, in fewer statements), so ids,
+threading, the re-attachment of replies that arrived before their parent, duplicates and senders
+are exactly those of `archive import`.
 Parsing runs before the write lock is taken; storing runs in the caller's write transaction."""
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from sqlalchemy.engine import Connection
 from sathub.archive.importing.parsing import parse_chunk
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.message import ParsedEmail
-from sathub.archive.store.lists import find_list
-from sathub.archive.store.writes import write_batch
+from sathub.archive.store import live as live_store
 from sathub.archive.tables import NEVER
 
 # A message starts with a header field (RFC 5322 field name, then a colon); Mailman's
@@ -50,8 +50,10 @@ def parse(data: bytes) -> ParsedEmail:
 def store(conn: Connection, address: str, email: ParsedEmail) -> Stored:
     """Store one parsed message in the list of posting address `address`, in the caller's write
     transaction; nothing is stored when the list is unknown or its archive policy is `never`."""
-    mailing_list = find_list(conn, address)
-    if mailing_list is None or mailing_list.archive_policy == NEVER:
-        return Stored(email.message_id_hash, False, mailing_list and mailing_list.archive_policy)
-    imported, _duplicates = write_batch(conn, mailing_list.id, [email])
-    return Stored(email.message_id_hash, imported == 1, mailing_list.archive_policy)
+    found = live_store.look_up(conn, address, email)
+    if found is None or found.archive_policy == NEVER:
+        return Stored(email.message_id_hash, False, found and found.archive_policy)
+    if found.duplicate is not None:
+        return Stored(email.message_id_hash, False, found.archive_policy)
+    live_store.write(conn, found, email)
+    return Stored(email.message_id_hash, True, found.archive_policy)

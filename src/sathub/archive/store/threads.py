@@ -55,21 +55,62 @@ def rethread(conn: Connection, list_id: int, new: list[tuple[int, ParsedEmail]])
             emails.c.in_reply_to.in_(list(new_by_message_id)))):
         parent_of[row.id] = new_by_message_id[row.in_reply_to]
         touched.add(row.thread_id)
+    return _place(conn, list_id, new, parent_of, touched)
 
+
+def rethread_one(conn: Connection, list_id: int, email_id: int, email: ParsedEmail, parent: tuple[int, int] | None,
+                 waiting: bool, thread_row_id: int | None) -> Place:
+    """rethread for one new email whose look-ups were made with the list's (store/live.py): its
+    archived parent (emails.id, thread id) if any, whether replies wait for it, and the id of its
+    own thread row when it starts a thread alone (no parent, nothing waiting)."""
+    if parent is None and not waiting:
+        conn.execute(threads.insert(), {"id": thread_row_id, "list_id": list_id, "thread_id": email.message_id_hash,
+                                        "starting_email_id": email_id, "subject": email.subject,
+                                        "date_active": email.date, "emails_count": 1})
+        return Place(None, thread_row_id, 0, 0)
+    parent_of: dict[int, int] = {}
+    touched: set[int] = set()
+    if parent is not None:
+        parent_of[email_id] = parent[0]
+        touched.add(parent[1])
+    if waiting:
+        for row in conn.execute(_WAITING, {"list_id": list_id, "message_id": email.message_id}):
+            parent_of[row.id] = email_id
+            touched.add(row.thread_id)
+    return _place(conn, list_id, [(email_id, email)], parent_of, touched)[email_id]
+
+
+_WAITING = sa.select(emails.c.id, emails.c.thread_id).where(
+    emails.c.list_id == sa.bindparam("list_id"), emails.c.parent_id.is_(None),
+    emails.c.in_reply_to == sa.bindparam("message_id"))
+
+
+def _place(conn: Connection, list_id: int, new: list[tuple[int, ParsedEmail]], parent_of: dict[int, int],
+           touched: set[int]) -> dict[int, Place]:
+    """Rearrange the touched threads with the new emails and their links; the new emails' places."""
     nodes: dict[int, ThreadNode] = {}
     stored: dict[int, Place] = {}
+    root_subjects: dict[int, str] = {}
+    rows_by_thread_id: dict[str, int] = {}
     if touched:
+        # With each email its thread row's key and, for a stored root, its subject: what
+        # _write_thread_rows would otherwise look up in two more statements.
         for row in conn.execute(sa.select(
                 emails.c.id, emails.c.parent_id, emails.c.date, emails.c.message_id_hash, emails.c.thread_id,
-                emails.c.thread_order, emails.c.thread_depth).where(emails.c.thread_id.in_(list(touched)))):
+                emails.c.thread_order, emails.c.thread_depth, threads.c.thread_id.label("thread_key"),
+                sa.case((emails.c.parent_id.is_(None), emails.c.subject)).label("root_subject"))
+                .join(threads, threads.c.id == emails.c.thread_id).where(emails.c.thread_id.in_(list(touched)))):
             nodes[row.id] = ThreadNode(row.id, parent_of.get(row.id, row.parent_id), row.date, row.message_id_hash)
             stored[row.id] = Place(row.parent_id, row.thread_id, row.thread_order, row.thread_depth)
+            rows_by_thread_id[row.thread_key] = row.thread_id
+            if row.parent_id is None:
+                root_subjects[row.id] = row.root_subject
     subjects = {}
     for email_id, email in new:
         nodes[email_id] = ThreadNode(email_id, parent_of.get(email_id), email.date, email.message_id_hash)
         subjects[email_id] = email.subject
 
-    return _rearrange(conn, list_id, nodes, stored, subjects, touched)
+    return _rearrange(conn, list_id, nodes, stored, subjects, touched, root_subjects, rows_by_thread_id)
 
 
 def rethread_list(conn: Connection, list_id: int) -> None:
@@ -88,12 +129,13 @@ def rethread_list(conn: Connection, list_id: int) -> None:
 
 
 def _rearrange(conn: Connection, list_id: int, nodes: dict[int, ThreadNode], stored: dict[int, Place],
-               subjects: dict[int, str], touched: set[int]) -> dict[int, Place]:
+               subjects: dict[int, str], touched: set[int], root_subjects: dict[int, str] | None = None,
+               rows_by_thread_id: dict[str, int] | None = None) -> dict[int, Place]:
     """Arrange `nodes` into threads and write what changed: thread rows (inserted, updated, or
     deleted when merged away) and the threading columns of stored emails. `subjects` holds the
     new emails (not yet written), whose places are returned instead."""
     arranged = arrange_threads(nodes.values())
-    row_of = _write_thread_rows(conn, list_id, arranged, nodes, subjects, touched)
+    row_of = _write_thread_rows(conn, list_id, arranged, nodes, subjects, touched, root_subjects, rows_by_thread_id)
     places: dict[int, Place] = {}
     moved = []
     for thread in arranged:
@@ -122,16 +164,22 @@ def _chunks(ids, size: int = 10_000):
 
 
 def _write_thread_rows(conn: Connection, list_id: int, arranged: list[ArrangedThread],
-                       nodes: dict[int, ThreadNode], subjects: dict[int, str], touched: set[int]) -> dict[int, int]:
-    """Insert or update the row of each arranged thread; returns root email id -> threads.id."""
-    subjects = dict(subjects)  # the caller's dict tells new emails apart: add stored roots to a copy
-    old_roots = [t.root.id for t in arranged if t.root.id not in subjects]
+                       nodes: dict[int, ThreadNode], subjects: dict[int, str], touched: set[int],
+                       root_subjects: dict[int, str] | None,
+                       rows_by_thread_id: dict[str, int] | None) -> dict[int, int]:
+    """Insert or update the row of each arranged thread; returns root email id -> threads.id.
+    `root_subjects` (stored roots' subjects) and `rows_by_thread_id` (the touched threads' rows by
+    key), when the caller loaded them with the threads' emails, spare their look-ups."""
+    # The caller's dict tells new emails apart: add stored roots to a copy.
+    subjects = {**(root_subjects or {}), **subjects}
+    old_roots = [t.root.id for t in arranged if t.root.id not in subjects]  # a loop member made the root
     for chunk in _chunks(old_roots):
         subjects.update(iter(conn.execute(sa.select(emails.c.id, emails.c.subject).where(emails.c.id.in_(chunk)))))
-    rows_by_thread_id = {}
-    for chunk in _chunks(touched):
-        rows_by_thread_id.update(iter(conn.execute(sa.select(threads.c.thread_id, threads.c.id)
-                                                   .where(threads.c.id.in_(chunk)))))
+    if rows_by_thread_id is None:
+        rows_by_thread_id = {}
+        for chunk in _chunks(touched):
+            rows_by_thread_id.update(iter(conn.execute(sa.select(threads.c.thread_id, threads.c.id)
+                                                       .where(threads.c.id.in_(chunk)))))
 
     def values(thread: ArrangedThread) -> dict:
         return {"starting_email_id": thread.root.id, "subject": subjects[thread.root.id],

@@ -12,7 +12,7 @@ from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.ids import default_mailman_id
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store.dialect import allocate_ids, insert_ignoring_conflicts
-from sathub.archive.store.threads import rethread
+from sathub.archive.store.threads import Place, rethread
 from sathub.archive.tables import PRIVATE, PUBLIC, attachments, emails, mailing_lists, senders
 
 
@@ -47,19 +47,23 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
     senders_by_address = sender_ids(conn, {email.sender_address.lower() for email in new})
     ids = allocate_ids(conn, emails, len(new))
     places = rethread(conn, list_id, list(zip(ids, new)))
-    conn.execute(emails.insert(), [{
-        "id": email_id, "list_id": list_id, "message_id": email.message_id,
-        "message_id_hash": email.message_id_hash, "sender_id": senders_by_address[email.sender_address.lower()],
-        "sender_address": email.sender_address,
-        "sender_name": email.sender_name, "subject": email.subject, "content": email.content,
-        "date": email.date, "archived_date": email.archived_date, "in_reply_to": email.in_reply_to,
-        "parent_id": places[email_id].parent_id, "thread_id": places[email_id].thread_id,
-        "thread_order": places[email_id].order, "thread_depth": places[email_id].depth,
-    } for email_id, email in zip(ids, new)])
+    conn.execute(emails.insert(), [
+        email_row(email_id, list_id, email, senders_by_address[email.sender_address.lower()], places[email_id])
+        for email_id, email in zip(ids, new)])
     rows = attachment_rows(list(zip(ids, new)))
     if rows:
         conn.execute(attachments.insert(), rows)
     return len(new), len(batch) - len(new)
+
+
+def email_row(email_id: int, list_id: int, email: ParsedEmail, sender_id: int, place: Place) -> dict:
+    """The emails row of a new email."""
+    return {"id": email_id, "list_id": list_id, "message_id": email.message_id,
+            "message_id_hash": email.message_id_hash, "sender_id": sender_id, "sender_address": email.sender_address,
+            "sender_name": email.sender_name, "subject": email.subject, "content": email.content,
+            "date": email.date, "archived_date": email.archived_date, "in_reply_to": email.in_reply_to,
+            "parent_id": place.parent_id, "thread_id": place.thread_id,
+            "thread_order": place.order, "thread_depth": place.depth}
 
 
 def attachment_rows(stored: list[tuple[int, ParsedEmail]]) -> list[dict]:
