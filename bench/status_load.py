@@ -156,7 +156,15 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8751,
                         help="real server; port+1: answer cache off; port+2: static ceiling")
+    parser.add_argument("--only", action="append", metavar="LABEL",
+                        help="measure only the endpoints whose label contains LABEL (repeatable), "
+                             "e.g. --only summary --only 500")
+    parser.add_argument("--no-uncached", action="store_true",
+                        help="skip the server with the answer cache off (saves a third of the time)")
     args = parser.parse_args()
+    global ENDPOINTS
+    if args.only:
+        ENDPOINTS = [e for e in ENDPOINTS if any(part in e[0] for part in args.only)]
     if not shutil.which("wrk"):
         sys.exit("wrk is missing: apt-get install -y wrk")
     OUT.mkdir(parents=True, exist_ok=True)
@@ -186,12 +194,15 @@ def main() -> None:
         wait_until_up(nocache_base + "/api/v1/health.php")
         wait_until_up(static_base + ENDPOINTS[0][2])
         servers = {"cached": real_base, "uncached": nocache_base, "static": static_base}
+        if args.no_uncached:
+            del servers["uncached"]
         for _, method, path in ENDPOINTS:  # warm-up: pools, caches, page cache, every server
             for kind, base in servers.items():
                 if method == "GET" or kind != "uncached":
                     wrk(base, method, path, 1, args.connections, args.threads)
 
-        results: dict[str, dict[str, list]] = {label: {kind: [] for kind in servers} for label, _, _ in ENDPOINTS}
+        results: dict[str, dict[str, list]] = {label: {kind: [] for kind in ("cached", "uncached", "static")}
+                                               for label, _, _ in ENDPOINTS}
         for round_no in range(args.rounds):
             for label, method, path in ENDPOINTS:
                 for kind, base in servers.items():

@@ -110,3 +110,91 @@ def test_rendered_text_and_tuples_of_it_count_towards_the_bytes(engine):
         return cache._bytes
 
     assert run(scenario()) == 2000
+
+
+class CountingProbe:
+    def __init__(self):
+        self.revision, self.reads = 7, 0
+
+    def read(self):
+        self.reads += 1
+        return self.revision
+
+
+def test_one_probe_serves_the_requests_already_queued_in_the_same_batch(engine):
+    cache = AnswerCache(engine)
+    cache.probe = probe = CountingProbe()
+
+    async def request():
+        return cache.revision()
+
+    async def scenario():
+        # Twenty handlers queued together run in one batch of the loop: one probe serves them all.
+        first = await asyncio.gather(*(request() for _ in range(20)))
+        probe.revision = 8  # a write acknowledged before the next requests arrive
+        second = await asyncio.gather(*(request() for _ in range(20)))
+        return first, second
+
+    first, second = run(scenario())
+    assert first == [7] * 20 and second == [8] * 20
+    assert probe.reads == 2
+
+
+def test_a_request_queued_after_the_probe_probes_again(engine):
+    cache = AnswerCache(engine)
+    cache.probe = probe = CountingProbe()
+
+    async def scenario():
+        before = cache.revision()
+        assert cache.revision() == before  # the same step of the same batch
+        probe.revision = 8
+        await asyncio.sleep(0)  # the next batch: the shared value is gone
+        return before, cache.revision()
+
+    assert run(scenario()) == (7, 8)
+    assert probe.reads == 2
+
+
+def test_worker_threads_always_probe(engine):
+    cache = AnswerCache(engine)
+    cache.probe = probe = CountingProbe()
+
+    async def scenario():
+        cache.revision()
+        probe.revision = 8
+        return await asyncio.to_thread(cache.revision)
+
+    assert run(scenario()) == 8
+    assert probe.reads == 2
+
+
+def test_the_shared_revision_never_leaks_into_another_loop(engine):
+    cache = AnswerCache(engine)
+    cache.probe = probe = CountingProbe()
+    other = asyncio.new_event_loop()
+    other.close()
+    cache._shared = (other, 7)  # a loop that stopped before its forgetting callback ran
+    probe.revision = 8
+    assert run(_revision_in_a_loop(cache)) == 8
+
+
+async def _revision_in_a_loop(cache):
+    return cache.revision()
+
+
+def test_derived_bytes_are_kept_per_version(engine):
+    cache = AnswerCache(engine)
+    made = []
+
+    def make(text):
+        made.append(text)
+        return text.encode()
+
+    assert cache.derived("body", (1, "12:00:00"), lambda: make("a")) == b"a"
+    assert cache.derived("body", (1, "12:00:00"), lambda: make("b")) == b"a"
+    assert cache.derived("body", (1, "12:00:01"), lambda: make("c")) == b"c"
+    assert cache.derived("body", (2, "12:00:01"), lambda: make("d")) == b"d"
+    assert made == ["a", "c", "d"]
+    for number in range(100):
+        cache.derived(("other", number), 1, lambda: b"x")
+    assert len(cache._derived) == 64

@@ -3,7 +3,14 @@
 The revision lives in the database and triggers bump it on every write (migration 0001), so an
 answer is never served stale, whichever process or path wrote. Each request reads the revision
 first (one cheap statement); only a miss opens a pooled connection to compute the answer, and
-concurrent misses of one answer share a single computation."""
+concurrent misses of one answer share a single computation.
+
+On the event loop, one probe serves every request of the same batch of ready callbacks: a request
+whose handler runs in that batch was received before the batch began (its task was queued by then),
+so before the probe was sent, and the probe sees every write acknowledged before it arrived. The
+shared value is forgotten by a callback queued right after the probe, which runs before the
+handler of any request received later (docs/design.md, "Answers are cached per process, never
+stale")."""
 
 from __future__ import annotations
 
@@ -33,10 +40,39 @@ class AnswerCache:
         self._bytes = 0
         self._entries: OrderedDict[Hashable, tuple[int | tuple, object, int]] = OrderedDict()
         self._computing: dict[tuple[Hashable, int | tuple], asyncio.Future] = {}
+        # (loop, revision) of the probe this batch of the event loop shares, else None.
+        self._shared: tuple[asyncio.AbstractEventLoop, int] | None = None
+        self._derived: OrderedDict[Hashable, tuple[Hashable, bytes]] = OrderedDict()
 
     def revision(self) -> int:
-        """The current data revision; raises DatabaseUnavailable when the database is away."""
-        return self.probe.read()
+        """The current data revision, read after this request arrived; raises DatabaseUnavailable
+        when the database is away."""
+        loop = asyncio._get_running_loop()  # None in a worker thread: those always probe
+        shared = self._shared
+        if shared is not None and loop is not None and shared[0] is loop:
+            return shared[1]
+        revision = self.probe.read()
+        if loop is not None:
+            self._shared = (loop, revision)
+            loop.call_soon(self._forget_shared)
+        return revision
+
+    def _forget_shared(self) -> None:
+        self._shared = None
+
+    def derived(self, key: Hashable, version: Hashable, make: Callable[[], bytes]) -> bytes:
+        """Bytes made without the database from a cached answer (a response body around a cached
+        fragment), kept while `version` (the answer's revision and whatever else went into them,
+        like the second of `meta.since`) stays the same: the last 64 keys."""
+        entry = self._derived.get(key)
+        if entry is not None and entry[0] == version:
+            return entry[1]
+        body = make()
+        self._derived[key] = (version, body)
+        self._derived.move_to_end(key)
+        if len(self._derived) > 64:
+            self._derived.popitem(last=False)
+        return body
 
     def check_database(self) -> None:
         """DatabaseUnavailable unless the database is there (a recent answer or commit counts)."""

@@ -243,3 +243,24 @@ def test_unknown_paths_answer_upstreams_html_page(client):
         response = client.get(path)
         assert response.status_code == 404 and response.headers["content-type"] == "text/html; charset=utf-8"
         assert "<title>404 Not Found</title>" in response.text
+
+
+def test_cached_reports_render_meta_since_per_second_and_see_every_write(client, seeded, monkeypatch, engine):
+    """The body around the cached rows is kept per (revision, second of meta.since): a later second
+    renders its own since, and a write by anyone (here a bare UPDATE of the revision) is seen at once."""
+    from sathub.status import times
+
+    store_report(seeded, "AO-91", hours_ago(2))
+    now = datetime.now(timezone.utc).replace(minute=30, second=0, microsecond=0)
+    monkeypatch.setattr(times, "utc_now", lambda: now)
+    first = client.get("/api/v1/reports.php", params={"hours": "24"})
+    assert client.get("/api/v1/reports.php", params={"hours": "24"}).content == first.content
+    assert first.json()["meta"]["since"] == f"{now - timedelta(hours=24):%Y-%m-%dT%H:%M:%SZ}"
+    now += timedelta(seconds=1)
+    later = client.get("/api/v1/reports.php", params={"hours": "24"}).json()
+    assert later["meta"]["since"] == f"{now - timedelta(hours=24):%Y-%m-%dT%H:%M:%SZ}"
+    assert later["data"] == first.json()["data"]
+    count = later["meta"]["count"]
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DELETE FROM reports")
+    assert client.get("/api/v1/reports.php", params={"hours": "24"}).json()["meta"]["count"] == 0 < count

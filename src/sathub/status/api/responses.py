@@ -42,9 +42,37 @@ def _version_headers(request: Request) -> dict[str, str]:
     return headers
 
 
-def envelope(request: Request, body: dict | str, status: int = 200, headers: dict | None = None) -> Response:
-    """Pretty (PHP JSON_PRETTY_PRINT) body, or one rendered already, with the headers of 2.2."""
-    text = body if isinstance(body, str) else php_pretty_json(body)
+@functools.lru_cache(maxsize=8)
+def _envelope_raw_headers(commit: str | None, deployed_at: str | None) -> tuple[tuple[bytes, bytes], ...]:
+    return tuple((key.lower().encode("latin-1"), value.encode("latin-1")) for key, value in {
+        "Content-Type": "application/json; charset=utf-8",
+        "Cache-Control": "no-store",
+        "Access-Control-Allow-Origin": "*",
+        "Access-Control-Allow-Headers": "Content-Type",
+        "X-AMSAT-API-Version": API_VERSION,
+        **({"X-AMSAT-API-Commit": commit[:7]} if commit else {}),
+        **({"X-AMSAT-API-Deployed-At": deployed_at} if deployed_at else {}),
+    }.items())
+
+
+def _prepared(body: bytes, raw_headers) -> Response:
+    """The Response Starlette would build for these bytes and headers (content-length last),
+    without its per-request header parsing: cached answers are sent as they are."""
+    response = Response.__new__(Response)
+    response.status_code, response.background, response.body = 200, None, body
+    response.raw_headers = [*raw_headers, (b"content-length", str(len(body)).encode())]
+    return response
+
+
+def envelope(request: Request, body: dict | str | bytes, status: int = 200, headers: dict | None = None) -> Response:
+    """Pretty (PHP JSON_PRETTY_PRINT) body, or one rendered already (text or UTF-8 bytes), with
+    the headers of 2.2."""
+    if status == 200 and headers is None and body:
+        if not isinstance(body, bytes):
+            body = (body if isinstance(body, str) else php_pretty_json(body)).encode()
+        settings = settings_of(request)
+        return _prepared(body, _envelope_raw_headers(settings.commit, settings.deployed_at))
+    text = body if isinstance(body, (str, bytes)) else php_pretty_json(body)
     return Response(text, status_code=status, headers={
         "Content-Type": "application/json; charset=utf-8",
         "Cache-Control": "no-store",
@@ -59,7 +87,10 @@ def legacy_array(items: list[dict] | bytes) -> Response:
     """Compact PHP json_encode() body, or one rendered already, with the exact legacy Content-Type
     and, as upstream, no other header (no version header either)."""
     body = items if isinstance(items, bytes) else php_compact_json(items)
-    return Response(body, headers={"Content-Type": "application/json"})
+    return _prepared(body, _LEGACY_HEADERS)
+
+
+_LEGACY_HEADERS = ((b"content-type", b"application/json"),)
 
 
 def error_response(request: Request, error: ApiError, headers: dict | None = None) -> Response:

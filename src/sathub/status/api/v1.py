@@ -62,12 +62,12 @@ async def catalog(request: Request) -> Response:
     with_stats = query.boolean(request, "include_stats")
     base = api_base(request)
 
-    def render(conn) -> str | None:
+    def render(conn) -> bytes | None:
         rows = catalog_store.catalog(conn, name, with_stats)
         if name is not None and not rows:
             return None
         data = [satellite_item(row, base, with_stats) for row in rows]
-        return php_pretty_json({"data": data, "meta": {"count": len(data)}})
+        return php_pretty_json({"data": data, "meta": {"count": len(data)}}).encode()
 
     answers = answers_of(request)
     body = await answers.get(("catalog", name and name.lower(), with_stats, base), answers.revision(), render)
@@ -123,9 +123,12 @@ async def search_reports(request: Request) -> Response:
                                     grid_square=grid, report=report)
         return len(rows), PrettyFragment(php_pretty_json(report_read_forms(rows), "    "))
 
-    count, data = await answers.get(("reports", window, limit, names, callsign, grid, report), revision, render)
-    return envelope(request, {"data": data, "meta": {"count": count, "limit": limit, "since": since,
-                                                     "hours": hours}})
+    key = ("reports", window, limit, names, callsign, grid, report)
+    count, data = await answers.get(key, revision, render)
+    # The body around the cached rows changes with meta.since (to the second): kept per second.
+    body = answers.derived((*key, hours), (revision, since), lambda: php_pretty_json(
+        {"data": data, "meta": {"count": count, "limit": limit, "since": since, "hours": hours}}).encode())
+    return envelope(request, body)
 
 
 def grid_filter(request: Request) -> str | None:
@@ -190,12 +193,12 @@ async def summary(request: Request) -> Response:
     hours = query.integer(request, "hours", 24, 1, 720)
     _, window = window_since(hours)
 
-    def render(conn) -> str:
+    def render(conn) -> bytes:
         data = [{"name": row.name, "satellite_display_name": row.satellite_display_name,
                  "report": row.report, "report_count": row.report_count,
                  "latest_reported_time": times.read_form_time_of_key(row.latest)}
                 for row in report_store.summary(conn, window)]
-        return php_pretty_json({"data": data, "meta": {"hours": hours, "count": len(data)}})
+        return php_pretty_json({"data": data, "meta": {"hours": hours, "count": len(data)}}).encode()
 
     return envelope(request, await answers.get(("summary", hours, window), revision, render))
 
