@@ -15,7 +15,18 @@ from sathub import db
 from sathub.app import create_app
 from sathub.config import Settings
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+def _shared() -> Path:
+    """The shared folder beside the checkout (../shared), else SATHUB_SHARED, else /work/shared:
+    a clone elsewhere still finds the specs and the real data."""
+    beside = Path(__file__).resolve().parents[2] / "shared"
+    configured = [Path(os.environ["SATHUB_SHARED"])] if os.environ.get("SATHUB_SHARED") else []
+    for candidate in (beside, *configured, Path("/work/shared")):
+        if (candidate / "data").is_dir():
+            return candidate
+    raise RuntimeError("shared/ (specs and real data) not found beside the checkout; set SATHUB_SHARED")
+
+
+SHARED = _shared()
 SHARED_DATA = SHARED / "data"
 POSTGRES_URL = os.environ.get("SATHUB_TEST_POSTGRES_URL")
 
