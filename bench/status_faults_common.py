@@ -15,7 +15,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -27,12 +26,14 @@ import sqlalchemy as sa
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / ".venv" / "bin"
 OUT = ROOT / "bench" / "out"
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from sathub import db  # noqa: E402
 from sathub.status.rules import period_of_minute  # noqa: E402
 from status_load import code_version  # noqa: E402,F401  (re-exported for the scripts)
+from tests.tcp_proxy import TcpProxy  # noqa: E402,F401  (re-exported for the scripts)
 
 PG_BASE = os.environ.get("SATHUB_FAULTS_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -311,70 +312,3 @@ def now_utc() -> str:
     return f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
 
 
-class TcpProxy:
-    """Forwards a local port to PostgreSQL (from tests/status/api/test_v1_health.py). stop() closes
-    the port and cuts every connection (PostgreSQL stopped: connects are refused at once);
-    blackhole() keeps accepting but forwards nothing (PostgreSQL hung or a network partition)."""
-
-    def __init__(self, port: int, target: tuple[str, int]):
-        self.port, self.target = port, target
-        self.listener: socket.socket | None = None
-        self.connections: list[socket.socket] = []
-        self.holes = False
-
-    def start(self) -> None:
-        self.holes = False
-        self.listener = socket.create_server(("127.0.0.1", self.port))
-        threading.Thread(target=self._accept, args=(self.listener,), daemon=True).start()
-
-    def blackhole(self) -> None:
-        self.holes = True
-
-    def restore(self) -> None:
-        """After blackhole(): cut whatever was held, then forward again."""
-        self.stop()
-        self.start()
-
-    def stop(self) -> None:
-        for sock in (self.listener, *self.connections):
-            if sock is None:
-                continue
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            sock.close()
-        self.connections.clear()
-
-    def _accept(self, listener: socket.socket) -> None:
-        while True:
-            try:
-                client, _ = listener.accept()
-            except OSError:
-                return
-            self.connections.append(client)
-            if self.holes:
-                continue  # held open, silent
-            try:
-                upstream = socket.create_connection(self.target)
-            except OSError:
-                client.close()
-                continue
-            self.connections.append(upstream)
-            for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
-
-    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while data := source.recv(65536):
-                while self.holes:
-                    time.sleep(0.01)  # swallowed until restore() cuts the connection
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for sock in (source, sink):
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass

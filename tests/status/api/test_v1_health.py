@@ -1,8 +1,6 @@
 """Health answers 503 database_unavailable while the database cannot be reached, and recovers on
 its own once it is back, without restarting sathub (status-api.md 4.6)."""
 
-import socket
-import threading
 
 import pytest
 from starlette.testclient import TestClient
@@ -12,56 +10,9 @@ from sathub.app import create_app
 from sathub.config import Settings
 from tests.conftest import POSTGRES_URL, fresh_postgres_database
 from tests.live_server import free_port
+from tests.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.skipif(not POSTGRES_URL, reason="needs SATHUB_TEST_POSTGRES_URL")
-
-
-class TcpProxy:
-    """Forwards a local port to PostgreSQL; stop() closes the port and cuts every connection."""
-
-    def __init__(self, port: int, target: tuple[str, int]):
-        self.port, self.target = port, target
-        self.listener: socket.socket | None = None
-        self.connections: list[socket.socket] = []
-
-    def start(self) -> None:
-        self.listener = socket.create_server(("127.0.0.1", self.port))
-        threading.Thread(target=self._accept, args=(self.listener,), daemon=True).start()
-
-    def stop(self) -> None:
-        # close() alone would not wake the threads blocked in accept() and recv().
-        for sock in (self.listener, *self.connections):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            sock.close()
-        self.connections.clear()
-
-    def _accept(self, listener: socket.socket) -> None:
-        while True:
-            try:
-                client, _ = listener.accept()
-            except OSError:
-                return
-            upstream = socket.create_connection(self.target)
-            self.connections += [client, upstream]
-            for source, sink in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
-
-    @staticmethod
-    def _pipe(source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while data := source.recv(65536):
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for sock in (source, sink):
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
 
 @pytest.fixture
