@@ -32,19 +32,10 @@ def invalid_parameter(name: str, raw) -> ApiError:
     return ApiError(400, "invalid_parameter", f"Parameter '{name}' must be an integer.", {name: raw})
 
 
-def _version_headers(request: Request) -> dict[str, str]:
-    settings = settings_of(request)
-    headers = {"X-AMSAT-API-Version": API_VERSION}
-    if settings.commit:
-        headers["X-AMSAT-API-Commit"] = settings.commit[:7]
-    if settings.deployed_at:
-        headers["X-AMSAT-API-Deployed-At"] = settings.deployed_at
-    return headers
-
-
 @functools.lru_cache(maxsize=8)
-def _envelope_raw_headers(commit: str | None, deployed_at: str | None) -> tuple[tuple[bytes, bytes], ...]:
-    return tuple((key.lower().encode("latin-1"), value.encode("latin-1")) for key, value in {
+def _envelope_headers(commit: str, deployed_at: str) -> dict[str, str]:
+    """The headers of 2.2 for an envelope answer, with the deploy facts when configured."""
+    return {
         "Content-Type": "application/json; charset=utf-8",
         "Cache-Control": "no-store",
         "Access-Control-Allow-Origin": "*",
@@ -52,7 +43,13 @@ def _envelope_raw_headers(commit: str | None, deployed_at: str | None) -> tuple[
         "X-AMSAT-API-Version": API_VERSION,
         **({"X-AMSAT-API-Commit": commit[:7]} if commit else {}),
         **({"X-AMSAT-API-Deployed-At": deployed_at} if deployed_at else {}),
-    }.items())
+    }
+
+
+@functools.lru_cache(maxsize=8)
+def _envelope_raw_headers(commit: str, deployed_at: str) -> tuple[tuple[bytes, bytes], ...]:
+    return tuple((key.lower().encode("latin-1"), value.encode("latin-1"))
+                 for key, value in _envelope_headers(commit, deployed_at).items())
 
 
 def _prepared(body: bytes, raw_headers) -> Response:
@@ -67,20 +64,14 @@ def _prepared(body: bytes, raw_headers) -> Response:
 def envelope(request: Request, body: dict | str | bytes, status: int = 200, headers: dict | None = None) -> Response:
     """Pretty (PHP JSON_PRETTY_PRINT) body, or one rendered already (text or UTF-8 bytes), with
     the headers of 2.2."""
+    settings = settings_of(request)
     if status == 200 and headers is None and body:
         if not isinstance(body, bytes):
             body = (body if isinstance(body, str) else php_pretty_json(body)).encode()
-        settings = settings_of(request)
         return _prepared(body, _envelope_raw_headers(settings.commit, settings.deployed_at))
     text = body if isinstance(body, (str, bytes)) else php_pretty_json(body)
-    return Response(text, status_code=status, headers={
-        "Content-Type": "application/json; charset=utf-8",
-        "Cache-Control": "no-store",
-        "Access-Control-Allow-Origin": "*",
-        "Access-Control-Allow-Headers": "Content-Type",
-        **_version_headers(request),
-        **(headers or {}),
-    })
+    return Response(text, status_code=status,
+                    headers={**_envelope_headers(settings.commit, settings.deployed_at), **(headers or {})})
 
 
 def legacy_array(items: list[dict] | bytes) -> Response:
