@@ -316,7 +316,7 @@ def try_it_out(visit: Visit, site: str, operation_id: str, path: str):
 def test_try_it_out_reports(visit, live_site, docs_page):
     visit.page.goto(f"{live_site}{docs_page}")
     block = try_it_out(visit, live_site, "Reports-getReports", "/reports.php")
-    # Swagger UI 5 fills the parameters with the document's examples (since=2026-05-23T00:00:00Z, ...)
+    # Swagger UI 5 fills the parameters with the document's examples (name=AO-91, hours=24, limit=500)
     body = block.locator(".live-responses-table .response-col_description:not(.col_header) code")
     visit.expect(body.first).to_contain_text(re.compile(r'"data": \[.*"meta": \{', re.DOTALL))
 
