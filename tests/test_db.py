@@ -3,7 +3,9 @@
 import pytest
 import sqlalchemy as sa
 
+from sathub import db
 from sathub.db import DatabaseUnavailable, RevisionProbe
+from tests.conftest import POSTGRES_URL
 
 
 def bump(engine) -> None:
@@ -41,3 +43,20 @@ def test_an_unreachable_database_is_database_unavailable(engine):
     probe.engine = type("Away", (), {"raw_connection": staticmethod(broken), "dialect": engine.dialect})()
     with pytest.raises(DatabaseUnavailable):
         probe.read()
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="SATHUB_TEST_POSTGRES_URL not set")
+def test_postgresql_sessions_cost_random_pages_as_cached_data_does():
+    """A 1,000-email sender's replies are found through the emails_parent index, not by hashing
+    the whole table, only when random_page_cost is that of data in memory (db.create_engine)."""
+    def setting(url: str) -> str:
+        engine = db.create_engine(url)
+        try:
+            with engine.connect() as conn:
+                return conn.exec_driver_sql("SHOW random_page_cost").scalar_one()
+        finally:
+            engine.dispose()
+
+    assert setting(POSTGRES_URL) == "1.1"
+    url = db.normalize_url(POSTGRES_URL).update_query_dict({"options": "-c random_page_cost=2.5"})
+    assert setting(url.render_as_string(hide_password=False)) == "2.5"  # the operator's choice wins

@@ -90,6 +90,12 @@ def create_engine(url: str, pool_size: int = 5, max_overflow: int = 5) -> Engine
     # within seconds: TCP keepalives and a limit on unacknowledged data, not the OS's ~15 minutes.
     connect_args = {"connect_timeout": 3, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 1,
                     "keepalives_count": 3, "tcp_user_timeout": 5000} if parsed.get_backend_name() == "postgresql" else {}
+    if connect_args and "options" not in parsed.query:
+        # The archive's reply look-ups follow an index ~1,000 times; with the server's default
+        # random_page_cost (4, spinning disks) the planner hash-joins the whole emails table
+        # instead: 21 instead of 3.7 ms for a 1,000-email sender on 100k emails. A database that
+        # fits in memory or on SSD costs what 1.1 says. An `options` in the URL replaces this.
+        connect_args["options"] = "-c random_page_cost=1.1"
     # pre-ping drops connections that died while the server was away, so health recovers on its own.
     return sa.create_engine(parsed, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True,
                             pool_timeout=10, connect_args=connect_args)
