@@ -16,8 +16,10 @@ included):
 2. `re-attachment`: the 3GPP list, whose file is newest first: nearly every reply is posted before
    its parent, so each parent's call re-attaches its replies;
 3. `duplicates`: 200 messages posted a second time (answered with the existing URL);
-4. `sustained`: 100 messages/s (paced) for --seconds while a reader GETs the probe thread's emails
-   and the probe sender's emails in turn; the same reads are first timed with nothing writing.
+4. `sustained`: 100 messages/s (paced) for --seconds while a reader, a process of its own, GETs
+   the probe thread's emails and the probe sender's emails in turn, each twice: over HTTP, and
+   from the app called in the reader's process on the same database (no HTTP, as the read targets
+   were set: bench/asgi_time.py); the same reads are first timed with nothing writing.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from sathub.archive.tables import emails, senders, threads  # noqa: E402
 
 MAIL = ROOT.parent / "shared" / "data" / "mail"
 KEY = "bench-key"
+WAYS = ("HTTP", "in-process")
 PROBES = ("thread (300 emails)", "sender (1,000 emails)")
 TABLES = ("attachments", "emails", "threads", "senders", "mailing_lists")
 
@@ -112,9 +115,35 @@ def summary(times: list[float]) -> str:
     return f"n={len(times)} median {statistics.median(times):.2f} ms, p95 {p95:.2f} ms, max {ordered[-1]:.1f} ms"
 
 
-def read_loop(base: str, paths: tuple[str, ...], stop, out) -> None:
-    """GET the probes in turn until `stop` is set; `out` (a queue) gets {path: [ms, …]}."""
-    times: dict[str, list[float]] = {path: [] for path in paths}
+def read_loop(base: str, url: str, paths: tuple[str, ...], stop, out) -> None:
+    """GET the probes in turn until `stop` is set, each over HTTP and then from the app itself
+    (the ASGI app called in this process on the same database, no HTTP: how the read targets
+    were set, bench/asgi_time.py); `out` (a queue) gets {(way, path): [ms, …]}."""
+    import asyncio
+
+    from sathub.app import create_app
+    from sathub.config import Settings
+
+    app = create_app(Settings(database_url=url, base_url=base), engine=db.create_engine(url))
+    loop = asyncio.new_event_loop()
+
+    async def asgi_get(path: str) -> int:
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+                 "scheme": "http", "path": path, "raw_path": path.encode(), "root_path": "", "query_string": b"",
+                 "headers": [(b"host", b"127.0.0.1")], "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+        status = []
+
+        async def receive():
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message):
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+
+        await app(scope, receive, send)
+        return status[0]
+
+    times: dict[tuple[str, str], list[float]] = {(way, path): [] for way in WAYS for path in paths}
     # http.client, not httpx: ~0.5 ms less of the client's own parsing in each 0.3–1 MB answer.
     client = http.client.HTTPConnection(urllib.parse.urlsplit(base).netloc, timeout=30)
     while not stop.is_set():
@@ -123,8 +152,12 @@ def read_loop(base: str, paths: tuple[str, ...], stop, out) -> None:
             client.request("GET", path)
             answer = client.getresponse()
             body = answer.read()
-            times[path].append((time.perf_counter() - started) * 1000)
+            times["HTTP", path].append((time.perf_counter() - started) * 1000)
             assert answer.status == 200, body[:200]
+            started = time.perf_counter()
+            status = loop.run_until_complete(asgi_get(path))
+            times["in-process", path].append((time.perf_counter() - started) * 1000)
+            assert status == 200, status
     client.close()
     out.put(times)
 
@@ -133,13 +166,13 @@ class Reader:
     """The read probes in a process of their own, as the archive's readers are not Mailman: the
     posters' Python work in this process must not delay the reads' timing."""
 
-    def __init__(self, base: str, paths: tuple[str, ...]) -> None:
+    def __init__(self, base: str, url: str, paths: tuple[str, ...]) -> None:
         context = multiprocessing.get_context("spawn")
         self.stop, self.out = context.Event(), context.Queue()
-        self.process = context.Process(target=read_loop, args=(base, paths, self.stop, self.out))
+        self.process = context.Process(target=read_loop, args=(base, url, paths, self.stop, self.out))
         self.process.start()
 
-    def finish(self) -> dict[str, list[float]]:
+    def finish(self) -> dict[tuple[str, str], list[float]]:
         self.stop.set()
         times = self.out.get(timeout=60)
         self.process.join()
@@ -194,13 +227,14 @@ def main() -> None:
             duplicates = [post(client, "gpsd-users@lists.berlios.de", raw) for raw in users[20:220]]
             print(f"duplicates: {summary(duplicates)}", flush=True)
 
-            reader = Reader(base, paths)
+            reader = Reader(base, url, paths)
             time.sleep(8)
             idle = reader.finish()
-            for label, path in zip(PROBES, paths):
-                print(f"reads, nothing writing, {label}: {summary(idle[path])}", flush=True)
+            for way in WAYS:
+                for label, path in zip(PROBES, paths):
+                    print(f"reads, nothing writing, {way}, {label}: {summary(idle[way, path])}", flush=True)
 
-            reader = Reader(base, paths)
+            reader = Reader(base, url, paths)
             todo = users[520:520 + int(options.rate * options.seconds)]
             sustained: list[float] = []
             started = time.perf_counter()
@@ -224,8 +258,9 @@ def main() -> None:
             out = reader.finish()
             print(f"sustained ({options.senders} sender(s)): {sent} messages in {elapsed:.1f} s = {sent / elapsed:.1f} msg/s; "
                   f"calls {summary(sustained)}", flush=True)
-            for label, path in zip(PROBES, paths):
-                print(f"reads while archiving, {label}: {summary(out[path])}", flush=True)
+            for way in WAYS:
+                for label, path in zip(PROBES, paths):
+                    print(f"reads while archiving, {way}, {label}: {summary(out[way, path])}", flush=True)
     finally:
         server.terminate()
         server.wait(10)
