@@ -47,7 +47,8 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
                     middleware=[Middleware(HostCheck, allowed=parse_allowed(settings.allowed_hosts))])
     app.state.settings = settings
     app.state.engine = engine if engine is not None else create_engine(
-        settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow)
+        settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow,
+        timeout=settings.db_timeout or None)
     app.state.answers = AnswerCache(app.state.engine)
     app.state.writes = GroupCommit(app.state.engine)
     return app

@@ -31,6 +31,10 @@ class Settings:
     # the revision probe's own connection a process holds at most pool + overflow + 1 of them.
     db_pool_size: int = 5
     db_max_overflow: int = 5
+    # Seconds the database work of one request (or one shared write transaction) may take on
+    # PostgreSQL before its connection is cut and it answers 503 (0: no limit). A server that
+    # stops answering is noticed sooner, by the 0.5 s deadline of its trivial queries (deadlines.py).
+    db_timeout: int = 10
     # Connection limits of each process (http_protocol.py): the size of a request's headers, the
     # seconds they may take to arrive, and the connections kept open at once.
     max_header_bytes: int = 65536

@@ -16,6 +16,8 @@ from sqlalchemy import event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 
+from sathub.deadlines import PROBE_SECONDS, Deadlines
+
 metadata = sa.MetaData()
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -76,7 +78,9 @@ STARTUP_LOCK = 0x736174687562
 WRITERS_LOCK = 0x73617468756277
 
 
-def create_engine(url: str, pool_size: int = 5, max_overflow: int = 5) -> Engine:
+def create_engine(url: str, pool_size: int = 5, max_overflow: int = 5, timeout: float | None = None) -> Engine:
+    """`timeout`: seconds a `connect` block may take on PostgreSQL before its connection is cut
+    (serving; None for commands, whose imports run long)."""
     parsed = normalize_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
@@ -86,19 +90,67 @@ def create_engine(url: str, pool_size: int = 5, max_overflow: int = 5) -> Engine
         event.listen(engine, "begin", _sqlite_begin)
         _sqlite_writers[engine] = SQLiteWriters(parsed.database)
         return engine
+    if parsed.get_backend_name() != "postgresql":
+        return sa.create_engine(parsed, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True)
     # A server that vanishes without closing its connections (a partition, a dead host) is noticed
     # within seconds: TCP keepalives and a limit on unacknowledged data, not the OS's ~15 minutes.
     connect_args = {"connect_timeout": 3, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 1,
-                    "keepalives_count": 3, "tcp_user_timeout": 5000} if parsed.get_backend_name() == "postgresql" else {}
-    if connect_args and "options" not in parsed.query:
+                    "keepalives_count": 3, "tcp_user_timeout": 5000}
+    if "options" not in parsed.query:
         # The archive's reply look-ups follow an index ~1,000 times; with the server's default
         # random_page_cost (4, spinning disks) the planner hash-joins the whole emails table
         # instead: 21 instead of 3.7 ms for a 1,000-email sender on 100k emails. A database that
         # fits in memory or on SSD costs what 1.1 says. An `options` in the URL replaces this.
         connect_args["options"] = "-c random_page_cost=1.1"
-    # pre-ping drops connections that died while the server was away, so health recovers on its own.
-    return sa.create_engine(parsed, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True,
-                            pool_timeout=10, connect_args=connect_args)
+    engine = sa.create_engine(parsed, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=10,
+                              connect_args=connect_args)
+    deadlines = _deadlines[engine] = Deadlines(lambda: _try_connection(engine, connect_args))
+    deadlines.block_seconds = timeout
+    # Each checkout pings (as pool_pre_ping would) under a deadline: a connection that died while
+    # the server was away is replaced, and a server that stopped answering is noticed.
+    event.listen(engine, "checkout", lambda dbapi_connection, *_: _ping(engine, deadlines, dbapi_connection))
+    return engine
+
+
+_deadlines: weakref.WeakKeyDictionary[Engine, Deadlines] = weakref.WeakKeyDictionary()
+SILENT = "the database stopped answering"
+
+
+def _ping(engine: Engine, deadlines: Deadlines, dbapi_connection) -> None:
+    if deadlines.silent_since is not None:
+        raise DatabaseUnavailable(SILENT)
+    with _silence_is_unavailable(deadlines, dbapi_connection, PROBE_SECONDS, declare=True):
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as exc:
+            raise sa.exc.DisconnectionError(str(exc)) from exc  # the pool opens a new connection
+
+
+@contextlib.contextmanager
+def _silence_is_unavailable(deadlines: Deadlines, dbapi_connection, seconds: float, *, declare: bool):
+    """Run the block under a deadline; an error after the watchdog cut the connection is
+    DatabaseUnavailable (and, with `declare`, the server is declared silent)."""
+    with deadlines.watch(dbapi_connection, seconds) as watch:
+        try:
+            yield
+        except Exception as exc:
+            if not watch.fired:
+                raise
+            if declare:
+                deadlines.declare_silent()
+            raise DatabaseUnavailable(SILENT if declare else f"no answer within {seconds:g} s") from exc
+
+
+def _try_connection(engine: Engine, connect_args: dict) -> None:
+    """A new connection outside the pool, a trivial query, closed: does the server answer again?"""
+    args, kwargs = engine.dialect.create_connect_args(engine.url)
+    dbapi_connection = engine.dialect.connect(*args, **{**kwargs, **connect_args})
+    try:
+        with _deadlines[engine].watch(dbapi_connection, PROBE_SECONDS):
+            engine.dialect.do_ping(dbapi_connection)
+    finally:
+        dbapi_connection.close()
+    engine.pool.dispose()  # idle connections of before the silence: new ones instead
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
@@ -129,6 +181,9 @@ def one_at_a_time(conn: Connection, key: int = STARTUP_LOCK) -> None:
 @contextlib.contextmanager
 def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
     """A connection (in a transaction when write=True); a failure to connect becomes DatabaseUnavailable."""
+    deadlines = _deadlines.get(engine)
+    if deadlines is not None and deadlines.silent_since is not None:
+        raise DatabaseUnavailable(SILENT)  # not even a connection attempt: it would wait
     writers = _sqlite_writers.get(engine) if write else None
     with writers or contextlib.nullcontext():
         try:
@@ -137,7 +192,9 @@ def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
             raise DatabaseUnavailable(str(exc.orig)) from exc
         except sa.exc.TimeoutError as exc:  # every pooled connection stayed busy for pool_timeout
             raise DatabaseUnavailable("no free database connection") from exc
-        with conn:
+        with conn, (contextlib.nullcontext() if deadlines is None or deadlines.block_seconds is None else
+                    _silence_is_unavailable(deadlines, conn.connection.dbapi_connection,
+                                            deadlines.block_seconds, declare=False)):
             if not write:
                 yield conn
                 return
@@ -202,15 +259,21 @@ class RevisionProbe:
     def read(self) -> int:
         try:
             return self._read()
+        except DatabaseUnavailable:  # the server stopped answering: no second wait
+            self._discard()
+            raise
         except Exception:  # a connection that died with its server: try once more on a new one
             self._discard()
         try:
             return self._read()
         except Exception as exc:
             self._discard()
-            raise DatabaseUnavailable(str(exc)) from exc
+            raise exc if isinstance(exc, DatabaseUnavailable) else DatabaseUnavailable(str(exc)) from exc
 
     def _read(self) -> int:
+        deadlines = _deadlines.get(self.engine)
+        if deadlines is not None and deadlines.silent_since is not None:
+            raise DatabaseUnavailable(SILENT)  # not even a connection attempt: it would wait
         cursor = getattr(self.local, "cursor", None)
         if cursor is None:
             conn = self.engine.raw_connection()
@@ -220,7 +283,12 @@ class RevisionProbe:
             if self.engine.dialect.name == "postgresql":
                 conn.dbapi_connection.autocommit = True
             cursor = self.local.cursor = conn.dbapi_connection.cursor()
-        cursor.execute(self.QUERY, **self._execute_options)
+        if deadlines is None:
+            cursor.execute(self.QUERY, **self._execute_options)
+        else:
+            # This runs on the event loop: a server that stopped answering must not stop it.
+            with _silence_is_unavailable(deadlines, cursor.connection, PROBE_SECONDS, declare=True):
+                cursor.execute(self.QUERY, **self._execute_options)
         revision = cursor.fetchone()[0]
         self.alive_at = time.monotonic()
         return revision

@@ -2,12 +2,15 @@
 its own once it is back, without restarting sathub (status-api.md 4.6)."""
 
 
+import time
+
 import pytest
 from starlette.testclient import TestClient
 
 from sathub import db
 from sathub.app import create_app
 from sathub.config import Settings
+from sathub.status.commands import load_default_catalog_if_empty
 from tests.conftest import POSTGRES_URL, fresh_postgres_database
 from tests.live_server import free_port
 from tests.tcp_proxy import TcpProxy
@@ -73,5 +76,42 @@ def test_pages_answer_503_while_the_database_is_away_and_the_status_page_its_las
         assert stale.status_code == 503 and stale.text == page.text  # the last page rendered
         proxy.start()
         assert client.get("/").status_code == 200
+    app.state.engine.dispose()
+    proxy.stop()
+
+
+@pytest.mark.timeout(60, method="thread")  # without deadlines the first request would wait for ever
+def test_a_server_that_stops_answering_is_503_within_a_second_then_recovers(proxied_database):
+    """A frozen server (or a partition) accepts connections and answers nothing: requests, the
+    write path and interface B answer 503 within a second instead of waiting with it (deadlines.py)."""
+    url, proxy = proxied_database
+    proxy.start()
+    engine = db.create_engine(url)
+    load_default_catalog_if_empty(engine)
+    engine.dispose()
+    app = create_app(Settings(database_url=url, base_url="http://sathub.test"))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        assert client.get("/api/v1/health.php").status_code == 200
+        assert client.get("/archive/api/lists/").status_code == 200
+        proxy.blackhole()
+        requests = [("GET", "/api/v1/health.php"), ("GET", "/api/v1/catalog.php?include_stats=true"),
+                    ("POST", "/api/v1/reports.php"), ("GET", "/archive/api/lists/"), ("GET", "/")]
+        for method, path in requests:
+            started = time.monotonic()
+            answer = client.request(method, path, json={"name": "AO-91", "report": "Heard", "callsign": "W1AW"}
+                                    if method == "POST" else None)
+            assert answer.status_code == 503, path
+            assert time.monotonic() - started < 1.0, path
+            assert "Traceback" not in answer.text
+        assert client.get("/api/v1/reports.php").json()["error"]["code"] == "database_unavailable"
+        proxy.restore()
+        deadline = time.monotonic() + 2
+        while client.get("/api/v1/health.php").status_code != 200:
+            assert time.monotonic() < deadline, "not back within 2 s of the server answering again"
+            time.sleep(0.05)
+        report = {"name": "AO-91", "report": "Heard", "callsign": "W1AW",
+                  "reported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        assert client.post("/api/v1/reports.php", json=report).status_code == 201
+        assert client.get("/archive/api/lists/").status_code == 200
     app.state.engine.dispose()
     proxy.stop()
