@@ -86,6 +86,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8761)
     parser.add_argument("--no-reads", action="store_true", help="the burst alone, without the summary.php reader")
+    parser.add_argument("--read-path", default="/api/v1/summary.php?hours=24",
+                        help="what the reader GETs (statuses.php: an answer that needs no database)")
     args = parser.parse_args()
 
     engine = db.create_engine(args.database_url)
@@ -99,7 +101,7 @@ def main() -> None:
             instant = (datetime.now(UTC) - timedelta(minutes=30)).replace(second=0, microsecond=0)
             prepare(engine, instant)
             reads = None if args.no_reads else subprocess.Popen(
-                ["wrk", "-t1", "-c4", f"-d{args.duration}s", "--latency", f"{base}/api/v1/summary.php?hours=24"],
+                ["wrk", "-t1", "-c4", f"-d{args.duration}s", "--latency", f"{base}{args.read_path}"],
                 stdout=subprocess.PIPE, text=True)
             writes, hot_sent, new_sent = burst(base, args.duration, args.connections,
                                                instant.strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -114,9 +116,9 @@ def main() -> None:
     lines = [f"**{args.label}** — {database_facts(args.database_url)}; code {code_version()}; "
              f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; `sathub serve --workers {args.workers}`; "
              f"wrk -t1 -c{args.connections} -d{args.duration}s POSTs (30 % into existing slots)"
-             + (" alone." if args.no_reads else " while wrk -c4 reads summary.php?hours=24."), "",
+             + (" alone." if args.no_reads else f" while wrk -c4 reads {args.read_path}."), "",
              "| round | POST/s | p50 ms | p99 ms | non-2xx | new slots sent / rows | hot sent / rows (500) "
-             "| summary req/s | summary p99 ms |", "|---|---|---|---|---|---|---|---|---|"]
+             "| reads/s | read p99 ms |", "|---|---|---|---|---|---|---|---|---|"]
     for number, row in enumerate(rows, 1):
         # Requests still in flight when wrk stops (at most one per connection) may or may not be stored.
         complete = row["new"] - args.connections <= row["new_rows"] <= row["new"]

@@ -58,3 +58,14 @@ def test_window_boundaries(since, first):
 
 def test_read_form_time_is_minute_30():
     assert times.read_form_time(date(2026, 5, 2), 8) == "2026-05-02T08:30:00Z"
+
+
+@pytest.mark.parametrize("hours, expected", [
+    (0, "2000-01-01T00:30:00Z"),
+    (23, "2000-01-01T23:30:00Z"),
+    (24 * 366 + 5, "2001-01-01T05:30:00Z"),  # 2000 is a leap year
+    (-1, "1999-12-31T23:30:00Z"),
+    (-730119 * 24, "0001-01-01T00:30:00Z"),  # no lower bound on reported_at
+])
+def test_summary_hour_numbers_read_as_minute_30(hours, expected):
+    assert times.read_form_time_of_hour_number(hours) == expected

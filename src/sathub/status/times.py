@@ -109,9 +109,12 @@ def read_form_time(day: date, hour: int) -> str:
     return f"{day.year:04d}-{day.month:02d}-{day.day:02d}T{hour:02d}:30:00Z"
 
 
-def read_form_time_of_key(hour_key: str) -> str:
-    """The read-form time of a 'YYYY-MM-DDHH' key (store.summary's newest hour)."""
-    return f"{hour_key[:10]}T{hour_key[10:12]}:30:00Z"
+_HOUR_ZERO = datetime(2000, 1, 1)
+
+
+def read_form_time_of_hour_number(hours: int) -> str:
+    """The read-form time of an hour counted from 2000-01-01 00:00 (store.summary's newest hour)."""
+    return f"{(_HOUR_ZERO + timedelta(hours=hours)).isoformat()[:13]}:30:00Z"
 
 
 def first_included_hour(since: datetime) -> tuple[date, int]:

@@ -12,6 +12,7 @@ from alembic.config import Config
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sathub.status.times import read_form_time_of_hour_number
 from sathub.db import MIGRATIONS, connect, create_engine
 from sathub.status.rules import REPORT_VALUES
 from sathub.status.store import reports as report_store
@@ -87,11 +88,13 @@ def test_summary_reads_the_same_as_a_scan(engine):
                                                period=i, callsign="W1AW", report=report, grid_square=None)
     with connect(engine) as conn:
         rows = report_store.summary(conn, (DAYS[0], 23))
-    assert [(row.name, row.report, row.report_count, row.latest) for row in rows] == [
-        ("AO-91", "Heard", 1, "2026-11-2023"),
-        ("AO-91", "Telemetry Only", 1, "2026-11-2023"),
-        ("AO-91", "Not Heard", 1, "2026-11-2023"),
-        ("ao-91", "Heard", 1, "2026-11-2023"),
+    newest = "2026-11-20T23:30:00Z"
+    assert [(row.name, row.report, row.report_count, read_form_time_of_hour_number(row.latest))
+            for row in rows] == [
+        ("AO-91", "Heard", 1, newest),
+        ("AO-91", "Telemetry Only", 1, newest),
+        ("AO-91", "Not Heard", 1, newest),
+        ("ao-91", "Heard", 1, newest),
     ]
 
 

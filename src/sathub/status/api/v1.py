@@ -196,7 +196,7 @@ async def summary(request: Request) -> Response:
     def render(conn) -> bytes:
         data = [{"name": row.name, "satellite_display_name": row.satellite_display_name,
                  "report": row.report, "report_count": row.report_count,
-                 "latest_reported_time": times.read_form_time_of_key(row.latest)}
+                 "latest_reported_time": times.read_form_time_of_hour_number(row.latest)}
                 for row in report_store.summary(conn, window)]
         return php_pretty_json({"data": data, "meta": {"hours": hours, "count": len(data)}}).encode()
 
