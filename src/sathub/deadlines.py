@@ -27,6 +27,7 @@ log = logging.getLogger("sathub.db")
 PROBE_SECONDS = 0.5
 RETRY_SECONDS = 0.25
 _TICK = 0.05
+_IDLE_EXIT = 5.0
 _MAX_ATTEMPTS = 8  # connection attempts in flight at once while the server is silent
 
 
@@ -79,11 +80,16 @@ class Deadlines:
         log.error("the database stopped answering; requests answer 503 until it answers again")
 
     def _run(self) -> None:
-        last_attempt = 0.0
+        last_attempt, last_busy = 0.0, time.monotonic()
         while True:
             time.sleep(_TICK)
             now = time.monotonic()
             with self._lock:
+                if self._watched or self.silent_since is not None or self._attempts:
+                    last_busy = now
+                elif now - last_busy > _IDLE_EXIT:  # an engine nobody uses keeps no thread
+                    self._thread = None
+                    return
                 for watch in self._watched:
                     if not watch.fired and watch.deadline <= now:
                         _cut(watch)
