@@ -91,7 +91,8 @@ def create_engine(url: str, pool_size: int = 5, max_overflow: int = 5, timeout: 
         _sqlite_writers[engine] = SQLiteWriters(parsed.database)
         return engine
     if parsed.get_backend_name() != "postgresql":
-        return sa.create_engine(parsed, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True)
+        return sa.create_engine(parsed, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True,
+                                pool_timeout=10)
     # A server that vanishes without closing its connections (a partition, a dead host) is noticed
     # within seconds: TCP keepalives and a limit on unacknowledged data, not the OS's ~15 minutes.
     connect_args = {"connect_timeout": 3, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 1,
