@@ -18,6 +18,7 @@ from sathub.app import create_app
 from sathub.config import Settings
 from sathub.status.store import accounts as account_store
 from sathub.status.store import catalog as catalog_store
+from tests.conftest import empty_all_tables
 from tests.status.seed import FIXTURE_CATALOG, store_report
 
 pytestmark = pytest.mark.browser
@@ -66,9 +67,7 @@ def server(tmp_path_factory):
 def site(server):
     """The server with a fresh catalog, one administrator and no reports."""
     base, engine = server
-    with engine.begin() as conn:
-        for table in reversed(db.metadata.sorted_tables):
-            conn.execute(table.delete())
+    empty_all_tables(engine)
     with db.connect(engine, write=True) as conn:
         catalog_store.load_catalog(conn, FIXTURE_CATALOG + [
             {"name": "AO-7_[U/v]", "display_name": "AO-7 Mode B", "website": "https://www.amsat.org/"},

@@ -198,3 +198,30 @@ def test_derived_bytes_are_kept_per_version(engine):
     for number in range(100):
         cache.derived(("other", number), 1, lambda: b"x")
     assert len(cache._derived) == 64
+
+
+class Read:
+    """An answer that says the revision it was read at, and what it was made from."""
+
+    def __init__(self, revision, made_from):
+        self.revision, self.made_from = revision, made_from
+
+
+def test_an_updated_answer_serves_every_request_up_to_the_revision_it_was_read_at(engine):
+    cache = AnswerCache(engine)
+    previous_answers = []
+
+    def update(conn, previous):
+        previous_answers.append(previous)
+        return Read(7, previous)  # read at 7, though the request that asked had seen 5
+
+    async def scenario():
+        first = await cache.updated("key", 5, update)
+        same = [await cache.updated("key", revision, update) for revision in (5, 6, 7)]
+        newer = await cache.updated("key", 8, update)
+        return first, same, newer
+
+    first, same, newer = run(scenario())
+    assert same == [first] * 3
+    assert previous_answers == [None, first]  # 8 is made from the answer kept at 7
+    assert newer.made_from is first

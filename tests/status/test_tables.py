@@ -10,7 +10,7 @@ from sathub.status import tables
 from tests.schema_drift import same_default
 
 STATUS_TABLES = {"satellites", "satellite_aliases", "reports", "report_totals", "users", "rate_limits",
-                 "report_hours"}
+                 "report_hours", "data_revision"}
 
 
 def status_columns(obj, name, type_, reflected, compare_to) -> bool:
@@ -27,7 +27,7 @@ def status_columns(obj, name, type_, reflected, compare_to) -> bool:
 def test_migrated_database_matches_tables_py(engine):
     declared = {table.name for table in (tables.satellites, tables.satellite_aliases, tables.reports,
                                          tables.report_totals, tables.users, tables.rate_limits,
-                                         tables.report_hours)}
+                                         tables.report_hours, tables.data_revision)}
     assert declared == STATUS_TABLES
     with engine.connect() as conn:
         context = MigrationContext.configure(conn, opts={

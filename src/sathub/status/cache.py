@@ -18,7 +18,7 @@ import asyncio
 import functools
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
 from starlette.concurrency import run_in_threadpool
@@ -27,6 +27,13 @@ from sathub.db import RevisionProbe, connect
 from sathub.status.templating import CachedPage
 
 T = TypeVar("T")
+
+
+class Updatable(Protocol):
+    revision: int
+
+
+U = TypeVar("U", bound=Updatable)
 
 
 class AnswerCache:
@@ -89,14 +96,37 @@ class AnswerCache:
         if entry is not None and entry[0] == revision:
             self._entries.move_to_end(key)
             return entry[1]
+        return await self._computation(key, revision, lambda conn: (revision, compute(conn)))
+
+    async def updated(self, key: Hashable, revision: int, update: Callable[[Connection, Updatable | None], U]) -> U:
+        """Like get, for an answer that says which data revision it was read at (`.revision`, at
+        least `revision`) and is made from the previous one kept for `key`, if any, by
+        `update(conn, previous)`: kept answers are labelled with the revision they were read at,
+        so that one read after this request's revision serves it too."""
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] >= revision:
+            self._entries.move_to_end(key)
+            return entry[1]
+        previous = None if entry is None else entry[1]
+
+        def make(conn: Connection) -> tuple[int, U]:
+            answer = update(conn, previous)
+            return answer.revision, answer
+
+        return await self._computation(key, revision, make)
+
+    async def _computation(self, key: Hashable, revision: int | tuple,
+                           make: Callable[[Connection], tuple[int | tuple, T]]) -> T:
+        """The answer `make` returns with the revision to keep it under, made once however many
+        requests of `revision` wait for it."""
         computing = self._computing.get((key, revision))
         if computing is None:
             # A task of its own: it finishes and fills the cache even if the request that started
             # it goes away; shield keeps one waiter's cancellation from cancelling the others'.
-            computing = asyncio.ensure_future(run_in_threadpool(self._compute, compute))
+            computing = asyncio.ensure_future(run_in_threadpool(self._compute, make))
             self._computing[(key, revision)] = computing
             computing.add_done_callback(functools.partial(self._computed, key, revision))
-        return await asyncio.shield(computing)
+        return (await asyncio.shield(computing))[1]
 
     def last(self, key: Hashable) -> object | None:
         """The answer kept for `key` at whatever revision it was computed, if any."""
@@ -107,14 +137,14 @@ class AnswerCache:
         del self._computing[(key, revision)]
         if computing.cancelled() or computing.exception() is not None:
             return  # exception() marks it retrieved, whoever awaited it
+        label, answer = computing.result()
         newer = self._entries.get(key)
         if newer is not None:
-            if newer[0] > revision:
+            if newer[0] > label:
                 return
             self._bytes -= newer[2]
-        answer = computing.result()
         weight = _weight(answer)
-        self._entries[key] = (revision, answer, weight)
+        self._entries[key] = (label, answer, weight)
         self._entries.move_to_end(key)
         self._bytes += weight
         while len(self._entries) > self._size or (self._bytes > self._max_bytes and len(self._entries) > 1):
@@ -132,6 +162,8 @@ def _weight(answer: object) -> int:
         return len(answer)
     if isinstance(answer, CachedPage):
         return len(answer.body) + len(answer.gzipped or b"")
+    if isinstance(getattr(answer, "body", None), bytes):  # a SummaryAnswer, whose entries weigh as much
+        return 2 * len(answer.body)
     if isinstance(answer, (tuple, list)):
         return sum(map(_weight, answer))
     return 0

@@ -56,7 +56,8 @@ rate_limits = sa.Table(
     sa.Column("hits", sa.Integer, nullable=False),
 )
 
-# Kept by the triggers of migration 0004: reports per hour, stored name and report value.
+# Kept by the triggers of migrations 0004 and 0007: reports per hour, stored name and report value,
+# with the data revision that last changed the count (counts of 0 stay, as changes to be seen).
 report_hours = sa.Table(
     "report_hours", metadata,
     sa.Column("day", sa.Date, primary_key=True),
@@ -64,4 +65,14 @@ report_hours = sa.Table(
     sa.Column("name", sa.String(255), primary_key=True),
     sa.Column("report", sa.String(16), primary_key=True),
     sa.Column("report_count", sa.Integer, nullable=False),
+    sa.Column("revision", sa.BigInteger, nullable=False, server_default="0"),
+)
+
+# One row (id 1), moved by the triggers of migrations 0001 and 0007 on every write to reports and
+# the catalog (catalog_revision by catalog writes alone): what cached answers are checked against.
+data_revision = sa.Table(
+    "data_revision", metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("revision", sa.BigInteger, nullable=False),
+    sa.Column("catalog_revision", sa.BigInteger, nullable=False, server_default="0"),  # 0007
 )

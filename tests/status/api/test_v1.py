@@ -148,6 +148,30 @@ def test_summary(client, seeded):
     assert error_code(client.get("/api/v1/summary.php?hours=abc")) == "invalid_parameter"
 
 
+def test_summary_follows_writes_of_another_process(client, seeded, engine, settings):
+    """A process keeps its summary and updates it from the counts changed since (migration 0007):
+    writes through another app on the same database (new reports, a replacement that empties a
+    group, a new name) show in its next answer, which is the answer a fresh process gives."""
+    other = TestClient(create_app(settings, engine=engine), base_url="http://sathub.test")
+    store_report(seeded, "AO-91", hours_ago(2), callsign="W1AW")
+    assert [(r["name"], r["report"], r["report_count"]) for r in client.get("/api/v1/summary.php").json()["data"]] \
+        == [("AO-91", "Heard", 1)]
+    posts = [{"name": "AO-91", "report": "Heard", "callsign": "K1ABC", "reported_at": hours_ago(1).isoformat()},
+             {"name": "AO-91", "report": "Not Heard", "callsign": "W1AW", "reported_at": hours_ago(2).isoformat()},
+             {"name": "FO-29", "report": "Telemetry Only", "callsign": "K1ABC", "reported_at": hours_ago(1).isoformat()},
+             {"name": "AO-91", "report": "Heard", "callsign": "W1AW", "reported_at": hours_ago(2).isoformat()}]
+    expected = [[("AO-91", "Heard", 2)], [("AO-91", "Heard", 1), ("AO-91", "Not Heard", 1)],
+                [("AO-91", "Heard", 1), ("AO-91", "Not Heard", 1), ("FO-29", "Telemetry Only", 1)],
+                [("AO-91", "Heard", 2), ("FO-29", "Telemetry Only", 1)]]
+    for post, rows in zip(posts, expected):
+        posted = other.post("/api/v1/reports.php", json=post)
+        assert posted.status_code == 201, posted.text
+        response = client.get("/api/v1/summary.php")
+        assert [(r["name"], r["report"], r["report_count"]) for r in response.json()["data"]] == rows
+        with TestClient(create_app(settings, engine=engine), base_url="http://sathub.test") as fresh:
+            assert response.content == fresh.get("/api/v1/summary.php").content
+
+
 def test_statuses(client):
     body = client.get("/api/v1/statuses.php").json()
     assert body == {"data": [{"value": "Heard", "label": "Satellite active"},

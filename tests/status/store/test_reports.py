@@ -1,6 +1,8 @@
-"""report_hours (migration 0004) stays equal to a grouped count of reports through every kind of
-write: new reports, replacements that change value or name case, bulk imports, manual UPDATE
-and DELETE, and summary.php reads the same answer from it as from the reports themselves."""
+"""report_hours (migrations 0004, 0007) stays equal to a grouped count of reports through every kind
+of write: new reports, replacements that change value or name case, bulk imports, manual UPDATE
+and DELETE; every count a write changes is stamped with a revision newer than any before it; and
+summary.php reads the same answer from it as from the reports themselves, whole or brought up to
+date from the counts changed since its last answer."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ from sathub.status.times import read_form_time_of_hour_number
 from sathub.db import MIGRATIONS, connect, create_engine
 from sathub.status.rules import REPORT_VALUES
 from sathub.status.store import reports as report_store
-from sathub.status.tables import report_hours, reports
+from sathub.status.api.summary_answer import SummaryAnswer
+from sathub.status.tables import data_revision, report_hours, reports, satellites
 from tests.conftest import POSTGRES_URL, empty_all_tables, fresh_postgres_database
 
 DAYS = [date(2026, 11, 20), date(2026, 11, 21)]
@@ -58,8 +61,21 @@ def apply(conn, write) -> None:
 
 
 def counted(conn) -> dict:
+    """The hourly counts, without those at 0 (kept as changes for readers)."""
+    hours = report_hours.c
     return {(str(day), hour, name, report): count
-            for day, hour, name, report, count in conn.execute(sa.select(report_hours))}
+            for day, hour, name, report, count in conn.execute(
+                sa.select(hours.day, hours.hour, hours.name, hours.report, hours.report_count)
+                .where(hours.report_count > 0))}
+
+
+def stamps(conn) -> dict:
+    return {(str(row.day), row.hour, row.name, row.report): (row.report_count, row.revision)
+            for row in conn.execute(sa.select(report_hours))}
+
+
+def current_revision(conn) -> int:
+    return conn.execute(sa.select(data_revision.c.revision)).scalar_one()
 
 
 def recounted(conn) -> dict:
@@ -73,11 +89,54 @@ def recounted(conn) -> dict:
 def test_hourly_counts_follow_every_write(migrated_engine, sequence):
     empty_all_tables(migrated_engine)
     for write in sequence:
+        with connect(migrated_engine) as conn:
+            before, revision = stamps(conn), current_revision(conn)
         with connect(migrated_engine, write=True) as conn:
             apply(conn, write)
+        with connect(migrated_engine) as conn:
+            after = stamps(conn)
+            # A count that moved, appeared or fell to 0 carries a revision newer than the one
+            # read before the write (a replacement by the same value may restamp one that did not).
+            for key, (count, stamp) in after.items():
+                if before.get(key, (0, None))[0] != count:
+                    assert stamp > revision, key
+                else:
+                    assert stamp >= before[key][1], key
+            assert before.keys() <= after.keys()  # counts of 0 stay, as changes to be seen
     with connect(migrated_engine) as conn:
         assert counted(conn) == recounted(conn)
-        assert all(count > 0 for count in counted(conn).values())
+
+
+catalogs = st.lists(st.sampled_from(["AO-91", "SO-50", "ISS-FM"]), unique=True)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(writes, st.tuples(st.just("catalog"), catalogs)), min_size=1, max_size=12))
+def test_summary_brought_up_to_date_equals_a_whole_read(migrated_engine, sequence):
+    """After each write (reports, or the catalog's display names) the answer updated from the
+    previous one is byte for byte the answer read whole."""
+    empty_all_tables(migrated_engine)
+    window = (DAYS[0], 1)
+    with connect(migrated_engine) as conn:
+        answer = SummaryAnswer.of(report_store.summary(conn, window), 24)
+    for number, write in enumerate(sequence):
+        with connect(migrated_engine, write=True) as conn:
+            if write[0] == "catalog":
+                conn.execute(satellites.delete())
+                for name in write[1]:
+                    conn.execute(satellites.insert().values(api_name=name, display_name=f"{name} #{number}"))
+            else:
+                apply(conn, write)
+        with connect(migrated_engine) as conn:
+            update = report_store.summary(conn, window, since=answer.revision)
+            whole = SummaryAnswer.of(report_store.summary(conn, window), 24)
+        updated = answer.updated(update)
+        if updated is None:  # a name it had not seen, or the catalog changed: read whole
+            assert write[0] == "catalog" or {row.name for row in update.groups} - set(answer.names)
+            updated = whole
+        assert updated.revision == whole.revision
+        assert updated.body == whole.body
+        answer = updated
 
 
 def test_summary_reads_the_same_as_a_scan(engine):
@@ -87,7 +146,7 @@ def test_summary_reads_the_same_as_a_scan(engine):
                 report_store.insert_or_replace_report(conn, name="AO-91" if i else "ao-91", day=DAYS[0], hour=hour,
                                                period=i, callsign="W1AW", report=report, grid_square=None)
     with connect(engine) as conn:
-        rows = report_store.summary(conn, (DAYS[0], 23))
+        rows = report_store.summary(conn, (DAYS[0], 23)).groups
     newest = "2026-11-20T23:30:00Z"
     assert [(row.name, row.report, row.report_count, read_form_time_of_hour_number(row.latest))
             for row in rows] == [

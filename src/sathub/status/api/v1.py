@@ -15,6 +15,7 @@ from sathub.status import rules, times
 from sathub.status.api import query, report_input
 from sathub.status.api.php_json import PrettyFragment, php_pretty_json
 from sathub.status.api.responses import API_VERSION, ApiError, endpoint, envelope
+from sathub.status.api.summary_answer import SummaryAnswer
 from sathub.status.cache import answers_of
 from sathub.status.store import catalog as catalog_store, reports as report_store
 from sathub.group_commit import transaction_memo
@@ -193,14 +194,15 @@ async def summary(request: Request) -> Response:
     hours = query.integer(request, "hours", 24, 1, 720)
     _, window = window_since(hours)
 
-    def render(conn) -> bytes:
-        data = [{"name": row.name, "satellite_display_name": row.satellite_display_name,
-                 "report": row.report, "report_count": row.report_count,
-                 "latest_reported_time": times.read_form_time_of_hour_number(row.latest)}
-                for row in report_store.summary(conn, window)]
-        return php_pretty_json({"data": data, "meta": {"hours": hours, "count": len(data)}}).encode()
+    def update(conn, previous: SummaryAnswer | None) -> SummaryAnswer:
+        if previous is not None:
+            answer = previous.updated(report_store.summary(conn, window, since=previous.revision))
+            if answer is not None:
+                return answer
+        return SummaryAnswer.of(report_store.summary(conn, window), hours)
 
-    return envelope(request, await answers.get(("summary", hours, window), revision, render))
+    answer = await answers.updated(("summary", hours, window), revision, update)
+    return envelope(request, answer.body)
 
 
 @endpoint("GET")

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 from sathub.db import insert_for
 from sathub.status.rules import REPORT_VALUES
 from sathub.status.store.text import db_text, folded
-from sathub.status.tables import report_hours, report_totals, reports, satellites
+from sathub.status.tables import data_revision, report_hours, report_totals, reports, satellites
 
 Window = tuple[date, int]  # first included (day, hour), see times.first_included_hour
 
@@ -32,11 +32,11 @@ def _in_window(window: Window, table: sa.Table = reports):
     return sa.and_(table.c.day >= day, sa.or_(table.c.day > day, table.c.hour >= hour))
 
 
-def _hour_number(conn: Connection, day, hour):
+def _hour_number(dialect_name: str, day, hour):
     """Hours from 2000-01-01 00:00 to (day, hour): an integer that sorts like the pair, for max()
     over both (times.read_form_time_of_hour_number reads it; a text key cost PostgreSQL twice the
     summary's aggregate)."""
-    if conn.dialect.name == "postgresql":
+    if dialect_name == "postgresql":
         days = day - sa.literal_column("DATE '2000-01-01'")
     else:
         days = sa.cast(sa.func.julianday(day) - 2451544.5, sa.Integer)  # julianday('2000-01-01')
@@ -151,22 +151,56 @@ def sat_info(conn: Connection, name: str, window: Window, limit: int = 100) -> l
     return conn.execute(query).all()
 
 
-def summary(conn: Connection, window: Window) -> list[sa.Row]:
-    """One row per (stored name, report value) in the window, with count and newest hour number.
+@dataclass(frozen=True)
+class SummaryRead:
+    revision: int  # the data revision the rows were read at (one statement, one snapshot)
+    catalog_revision: int
+    # (name, satellite_display_name, report, report_count, latest): a group read with `since` that
+    # no longer has reports in the window has report_count 0 and latest None.
+    groups: list[sa.Row]
+
+
+def summary(conn: Connection, window: Window, since: int | None = None) -> SummaryRead:
+    """One row per (stored name, report value) in the window, with count and newest hour number,
+    in summary.php's order, and the revisions they were read at (one statement, one snapshot).
     Sums the hourly counts of report_hours (a few rows per hour, not one per report), then joins
-    the catalog, so the join touches one row per group."""
+    the catalog, so the join touches one row per group. With `since`: only the groups with an
+    hourly count of the window changed after that data revision (stamped by migration 0007),
+    including those now at 0."""
+    day, hour = window
+    rows = conn.execute(_summary_query(conn.dialect.name, since is not None),
+                        {"day": day, "hour": hour, "since": since}).all()
+    return SummaryRead(revision=rows[0].revision, catalog_revision=rows[0].catalog_revision,
+                       groups=[row for row in rows if row.name is not None])
+
+
+@cache
+def _summary_query(dialect_name: str, changed_only: bool) -> sa.Select:
+    """summary's statement, built once per dialect (building it cost more than running it)."""
     hours = report_hours
+    in_window = (sa.tuple_(hours.c.day, hours.c.hour)
+                 >= sa.tuple_(sa.bindparam("day", type_=sa.Date), sa.bindparam("hour", type_=sa.SmallInteger)))
+    hour_number = _hour_number(dialect_name, hours.c.day, hours.c.hour)
     groups = (sa.select(hours.c.name, hours.c.report, sa.func.sum(hours.c.report_count).label("report_count"),
-                        sa.func.max(_hour_number(conn, hours.c.day, hours.c.hour)).label("latest"))
-              .where(_in_window(window, hours)).group_by(hours.c.name, hours.c.report).subquery())
+                        sa.func.max(sa.case((hours.c.report_count > 0, hour_number))).label("latest"))
+              .where(in_window).group_by(hours.c.name, hours.c.report))
+    if changed_only:
+        # IN, not a join with DISTINCT: SQLite then finds them through the revision index.
+        changed = sa.select(hours.c.name, hours.c.report).where(hours.c.revision > sa.bindparam("since"), in_window)
+        groups = groups.where(sa.tuple_(hours.c.name, hours.c.report).in_(changed))
+    else:
+        groups = groups.having(sa.func.sum(hours.c.report_count) > 0)
+    groups = groups.subquery()
     rank = sa.case({value: i for i, value in enumerate(REPORT_VALUES)}, value=groups.c.report,
                    else_=len(REPORT_VALUES))
-    query = (sa.select(groups.c.name, _display_name, groups.c.report,
-                       sa.cast(groups.c.report_count, sa.Integer).label("report_count"), groups.c.latest)
-             .select_from(groups.outerjoin(satellites,
-                                           sa.func.lower(satellites.c.api_name) == sa.func.lower(groups.c.name)))
-             .order_by(sa.func.lower(groups.c.name), groups.c.name, groups.c.report_count.desc(), rank))
-    return conn.execute(query).all()
+    # From the revision row, so that an empty window still reads the revision in the same statement.
+    return (sa.select(data_revision.c.revision, data_revision.c.catalog_revision, groups.c.name, _display_name,
+                      groups.c.report, sa.cast(groups.c.report_count, sa.Integer).label("report_count"),
+                      groups.c.latest)
+            .select_from(data_revision.outerjoin(groups, sa.true())
+                         .outerjoin(satellites, sa.func.lower(satellites.c.api_name) == sa.func.lower(groups.c.name)))
+            .where(data_revision.c.id == 1)
+            .order_by(sa.func.lower(groups.c.name), groups.c.name, groups.c.report_count.desc(), rank))
 
 
 @dataclass(frozen=True)
@@ -277,7 +311,7 @@ def history(conn: Connection, name: str, first_day: date) -> list[sa.Row]:
     hours = report_hours
     query = (sa.select(hours.c.day, hours.c.hour, hours.c.report,
                        sa.cast(sa.func.sum(hours.c.report_count), sa.Integer).label("count"))
-             .where(hours.c.day >= first_day, sa.func.lower(hours.c.name) == folded(name))
+             .where(hours.c.day >= first_day, sa.func.lower(hours.c.name) == folded(name), hours.c.report_count > 0)
              .group_by(hours.c.day, hours.c.hour, hours.c.report))
     return conn.execute(query).all()
 
