@@ -39,6 +39,8 @@ def upgrade() -> None:
         _postgresql_triggers()
     else:
         _sqlite_triggers()
+    # Statistics for the new column, so that `revision > n` goes through its index at once.
+    op.execute("ANALYZE report_hours")
 
 
 def _sqlite_triggers() -> None:

@@ -181,9 +181,14 @@ def _summary_query(dialect_name: str, changed_only: bool) -> sa.Select:
     in_window = (sa.tuple_(hours.c.day, hours.c.hour)
                  >= sa.tuple_(sa.bindparam("day", type_=sa.Date), sa.bindparam("hour", type_=sa.SmallInteger)))
     hour_number = _hour_number(dialect_name, hours.c.day, hours.c.hour)
+    grouping = [hours.c.name, hours.c.report]
+    if dialect_name == "sqlite" and not changed_only:
+        # Unary +: SQLite would otherwise walk all of ix_report_hours_group to group without
+        # sorting, instead of the window's range of the primary key (10 vs 3.5 ms at 1M reports).
+        grouping = [sa.literal_column(f"+report_hours.{column.name}") for column in grouping]
     groups = (sa.select(hours.c.name, hours.c.report, sa.func.sum(hours.c.report_count).label("report_count"),
                         sa.func.max(sa.case((hours.c.report_count > 0, hour_number))).label("latest"))
-              .where(in_window).group_by(hours.c.name, hours.c.report))
+              .where(in_window).group_by(*grouping))
     if changed_only:
         # IN, not a join with DISTINCT: SQLite then finds them through the revision index.
         changed = sa.select(hours.c.name, hours.c.report).where(hours.c.revision > sa.bindparam("since"), in_window)
