@@ -24,10 +24,21 @@ def test_the_probe_sees_every_committed_write_at_once(engine):
     assert probe.read() == first + 3
 
 
+def test_a_statement_on_the_probe_connection_holds_no_snapshot(engine):
+    """execute() reads in autocommit: a read transaction left open would show every later read
+    the data as it was (SQLite's deferred BEGIN, PostgreSQL's transaction)."""
+    probe = RevisionProbe(engine)
+    statement = sa.text("SELECT revision FROM data_revision WHERE id = 1")
+    first = probe.execute(statement, {})[0].revision
+    bump(engine)
+    assert probe.execute(statement, {})[0].revision == first + 1
+    assert probe.read() == first + 1
+
+
 def test_a_dead_probe_connection_is_replaced(engine):
     probe = RevisionProbe(engine)
     first = probe.read()
-    probe.local.conn.dbapi_connection.close()  # the server dropped it
+    probe.local.conn.connection.dbapi_connection.close()  # the server dropped it
     bump(engine)
     assert probe.read() == first + 1
 
@@ -39,8 +50,8 @@ def test_an_unreachable_database_is_database_unavailable(engine):
     def broken():
         raise sa.exc.OperationalError("SELECT", {}, Exception("gone"))
 
-    probe.local.cursor = None
-    probe.engine = type("Away", (), {"raw_connection": staticmethod(broken), "dialect": engine.dialect})()
+    probe.local.conn = None
+    probe.engine = type("Away", (), {"connect": staticmethod(broken), "dialect": engine.dialect})()
     with pytest.raises(DatabaseUnavailable):
         probe.read()
 

@@ -8,8 +8,9 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -19,6 +20,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sathub.deadlines import PROBE_SECONDS, Deadlines
 
 metadata = sa.MetaData()
+T = TypeVar("T")
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -168,6 +170,8 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
 
 
 def _sqlite_begin(conn: Connection) -> None:
+    if conn.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+        return  # RevisionProbe's connection: each statement on its own
     # Writers take the write lock up front, so two processes never deadlock upgrading read locks.
     conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.info.get("write") else "BEGIN")
 
@@ -231,10 +235,12 @@ def upgrade(engine: Engine) -> None:
 
 
 class RevisionProbe:
-    """Reads the one-row data revision (migration 0001) on a dedicated autocommit DBAPI connection
-    per thread: checking out a pooled SQLAlchemy connection and its transaction costs ~40 times the
-    query itself, and every cached read starts with this query. The connection keeps one cursor, and
-    on PostgreSQL the query is a prepared statement (no parse or plan per request)."""
+    """Reads the one-row data revision (migration 0001) on a dedicated autocommit connection per
+    thread: checking out a pooled SQLAlchemy connection and its transaction costs ~40 times the
+    query itself, and every cached read starts with this query. The connection keeps one cursor
+    for it, and on PostgreSQL the query is a prepared statement (no parse or plan per request).
+    `execute` runs another statement on the same connection: a read that also reads the revision
+    can stand in for the probe."""
 
     QUERY = "SELECT revision FROM data_revision WHERE id = 1"
     # How long a commit or a read of this process vouches that the database is there.
@@ -258,41 +264,50 @@ class RevisionProbe:
             self.read()
 
     def read(self) -> int:
+        def revision(conn: Connection, cursor) -> int:
+            cursor.execute(self.QUERY, **self._execute_options)
+            return cursor.fetchone()[0]
+
+        return self._run(revision)
+
+    def execute(self, statement: sa.Executable, parameters: dict) -> list[sa.Row]:
+        return self._run(lambda conn, cursor: conn.execute(statement, parameters).all())
+
+    def _run(self, work: Callable[[Connection, object], T]) -> T:
         try:
-            return self._read()
+            return self._once(work)
         except DatabaseUnavailable:  # the server stopped answering: no second wait
             self._discard()
             raise
         except Exception:  # a connection that died with its server: try once more on a new one
             self._discard()
         try:
-            return self._read()
+            return self._once(work)
         except Exception as exc:
             self._discard()
             raise exc if isinstance(exc, DatabaseUnavailable) else DatabaseUnavailable(str(exc)) from exc
 
-    def _read(self) -> int:
+    def _once(self, work: Callable[[Connection, object], T]) -> T:
         deadlines = _deadlines.get(self.engine)
         if deadlines is not None and deadlines.silent_since is not None:
             raise DatabaseUnavailable(SILENT)  # not even a connection attempt: it would wait
-        cursor = getattr(self.local, "cursor", None)
-        if cursor is None:
-            conn = self.engine.raw_connection()
-            # Detached: it must never go back to the pool in autocommit mode for someone else.
+        conn = getattr(self.local, "conn", None)
+        if conn is None:
+            # Autocommit, so that no read holds a snapshot; detached, so that it never goes back
+            # to the pool in that mode for someone else.
+            conn = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
             conn.detach()
             self.local.conn = conn
-            if self.engine.dialect.name == "postgresql":
-                conn.dbapi_connection.autocommit = True
-            cursor = self.local.cursor = conn.dbapi_connection.cursor()
+            self.local.cursor = conn.connection.dbapi_connection.cursor()
+        cursor = self.local.cursor
         if deadlines is None:
-            cursor.execute(self.QUERY, **self._execute_options)
+            result = work(conn, cursor)
         else:
             # This runs on the event loop: a server that stopped answering must not stop it.
             with _silence_is_unavailable(deadlines, cursor.connection, PROBE_SECONDS, declare=True):
-                cursor.execute(self.QUERY, **self._execute_options)
-        revision = cursor.fetchone()[0]
+                result = work(conn, cursor)
         self.alive_at = time.monotonic()
-        return revision
+        return result
 
     def _discard(self) -> None:
         conn = getattr(self.local, "conn", None)

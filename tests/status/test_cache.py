@@ -3,8 +3,15 @@ share one computation, and the cache stays within its entry and byte bounds."""
 
 import asyncio
 
+import sqlalchemy as sa
+
 from sathub.status.cache import AnswerCache
 from sathub.status.templating import CachedPage
+
+
+def bump(engine) -> None:
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE data_revision SET revision = revision + 1 WHERE id = 1"))
 
 
 def run(coroutine):
@@ -203,25 +210,57 @@ def test_derived_bytes_are_kept_per_version(engine):
 class Read:
     """An answer that says the revision it was read at, and what it was made from."""
 
-    def __init__(self, revision, made_from):
+    def __init__(self, revision, made_from=None):
         self.revision, self.made_from = revision, made_from
 
 
-def test_an_updated_answer_serves_every_request_up_to_the_revision_it_was_read_at(engine):
+def test_a_refreshed_answer_is_read_whole_once_then_updated_in_place_of_the_probe(engine):
     cache = AnswerCache(engine)
-    previous_answers = []
+    wholes, changes_seen = [], []
+    current = cache.probe.read()
 
-    def update(conn, previous):
-        previous_answers.append(previous)
-        return Read(7, previous)  # read at 7, though the request that asked had seen 5
+    def whole(conn):
+        wholes.append(conn)
+        return Read(current)
+
+    def changes(probe, previous):
+        changes_seen.append(previous)
+        # What the statement would read: the revision now, the answer updated from previous.
+        return Read(probe.read(), previous) if len(changes_seen) < 3 else None
+
+    async def request():
+        return await cache.refreshed("key", whole, changes)
 
     async def scenario():
-        first = await cache.updated("key", 5, update)
-        same = [await cache.updated("key", revision, update) for revision in (5, 6, 7)]
-        newer = await cache.updated("key", 8, update)
-        return first, same, newer
+        first = await request()
+        same_pass = await request()  # no probe shared yet in this pass: reads its changes
+        await asyncio.sleep(0)
+        bump(engine)
+        updated = await request()
+        await asyncio.sleep(0)
+        again_whole = await request()  # changes() said: read it whole
+        return first, same_pass, updated, again_whole
 
-    first, same, newer = run(scenario())
-    assert same == [first] * 3
-    assert previous_answers == [None, first]  # 8 is made from the answer kept at 7
-    assert newer.made_from is first
+    first, same_pass, updated, again_whole = run(scenario())
+    assert first.revision == current and first.made_from is None
+    assert same_pass.made_from is first
+    assert updated.revision == current + 1 and updated.made_from is same_pass
+    assert len(wholes) == 2 and again_whole.made_from is None
+
+
+def test_a_refreshed_answer_serves_requests_of_a_pass_whose_probe_it_is_not_older_than(engine):
+    cache = AnswerCache(engine)
+    calls = []
+
+    def changes(probe, previous):
+        calls.append(previous)
+        return Read(probe.read(), previous)
+
+    async def scenario():
+        first = await cache.refreshed("key", lambda conn: Read(cache.probe.read()), changes)
+        await asyncio.sleep(0)
+        cache.revision()  # another request of this pass probed
+        return first, await cache.refreshed("key", None, changes)
+
+    first, second = run(scenario())
+    assert second is first and calls == []

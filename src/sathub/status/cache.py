@@ -60,9 +60,12 @@ class AnswerCache:
             return shared[1]
         revision = self.probe.read()
         if loop is not None:
-            self._shared = (loop, revision)
-            loop.call_soon(self._forget_shared)
+            self._share(loop, revision)
         return revision
+
+    def _share(self, loop: asyncio.AbstractEventLoop, revision: int) -> None:
+        self._shared = (loop, revision)
+        loop.call_soon(self._forget_shared)
 
     def _forget_shared(self) -> None:
         self._shared = None
@@ -98,22 +101,37 @@ class AnswerCache:
             return entry[1]
         return await self._computation(key, revision, lambda conn: (revision, compute(conn)))
 
-    async def updated(self, key: Hashable, revision: int, update: Callable[[Connection, Updatable | None], U]) -> U:
-        """Like get, for an answer that says which data revision it was read at (`.revision`, at
-        least `revision`) and is made from the previous one kept for `key`, if any, by
-        `update(conn, previous)`: kept answers are labelled with the revision they were read at,
-        so that one read after this request's revision serves it too."""
+    async def refreshed(self, key: Hashable, whole: Callable[[Connection], U],
+                        changes: Callable[[RevisionProbe, U], U | None]) -> U:
+        """The answer for `key` for an answer that says which data revision it was read at
+        (`.revision`) and that a write can bring up to date cheaply. With an answer kept,
+        `changes(probe, previous)` runs one statement with `probe.execute` that reads the current
+        revision and what changed since previous.revision: it stands in
+        for the revision probe (it runs after this request arrived) and runs on the event loop on
+        the probe's connection, with no thread hop; it returns the updated answer, or None when
+        the answer must be read whole, which `whole(conn)` does in a worker thread. Kept answers
+        are labelled with the revision they were read at, so one read after this request's
+        revision serves it too."""
+        loop = asyncio.get_running_loop()
         entry = self._entries.get(key)
-        if entry is not None and entry[0] >= revision:
-            self._entries.move_to_end(key)
-            return entry[1]
-        previous = None if entry is None else entry[1]
+        if entry is not None:
+            shared = self._shared
+            if shared is not None and shared[0] is loop and entry[0] >= shared[1]:
+                self._entries.move_to_end(key)
+                return entry[1]
+            answer = changes(self.probe, entry[1])
+            if answer is not None:
+                if shared is None or shared[0] is not loop:
+                    self._share(loop, answer.revision)
+                self._keep(key, answer.revision, answer)
+                return answer
+        revision = self.revision()
 
-        def make(conn: Connection) -> tuple[int, U]:
-            answer = update(conn, previous)
+        def read(conn: Connection) -> tuple[int, U]:
+            answer = whole(conn)
             return answer.revision, answer
 
-        return await self._computation(key, revision, make)
+        return await self._computation(key, revision, read)
 
     async def _computation(self, key: Hashable, revision: int | tuple,
                            make: Callable[[Connection], tuple[int | tuple, T]]) -> T:
@@ -137,7 +155,10 @@ class AnswerCache:
         del self._computing[(key, revision)]
         if computing.cancelled() or computing.exception() is not None:
             return  # exception() marks it retrieved, whoever awaited it
-        label, answer = computing.result()
+        self._keep(key, *computing.result())
+
+    def _keep(self, key: Hashable, label: int | tuple, answer: object) -> None:
+        """Keep `answer` under `label` unless a newer one is kept already."""
         newer = self._entries.get(key)
         if newer is not None:
             if newer[0] > label:

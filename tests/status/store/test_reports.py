@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sathub.status.times import read_form_time_of_hour_number
-from sathub.db import MIGRATIONS, connect, create_engine
+from sathub.db import MIGRATIONS, RevisionProbe, connect, create_engine
 from sathub.status.rules import REPORT_VALUES
 from sathub.status.store import reports as report_store
 from sathub.status.api.summary_answer import SummaryAnswer
@@ -117,6 +117,7 @@ def test_summary_brought_up_to_date_equals_a_whole_read(migrated_engine, sequenc
     previous one is byte for byte the answer read whole."""
     empty_all_tables(migrated_engine)
     window = (DAYS[0], 1)
+    probe = RevisionProbe(migrated_engine)
     with connect(migrated_engine) as conn:
         answer = SummaryAnswer.of(report_store.summary(conn, window), 24)
     for number, write in enumerate(sequence):
@@ -127,8 +128,8 @@ def test_summary_brought_up_to_date_equals_a_whole_read(migrated_engine, sequenc
                     conn.execute(satellites.insert().values(api_name=name, display_name=f"{name} #{number}"))
             else:
                 apply(conn, write)
+        update = report_store.summary_changes(probe, window, answer.revision)
         with connect(migrated_engine) as conn:
-            update = report_store.summary(conn, window, since=answer.revision)
             whole = SummaryAnswer.of(report_store.summary(conn, window), 24)
         updated = answer.updated(update)
         if updated is None:  # a name it had not seen, or the catalog changed: read whole

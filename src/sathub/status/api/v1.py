@@ -190,19 +190,16 @@ def store_reports(conn, accepted: list[report_input.Accepted]) -> list[tuple[rep
 @endpoint("GET")
 async def summary(request: Request) -> Response:
     answers = answers_of(request)
-    revision = answers.revision()
     hours = query.integer(request, "hours", 24, 1, 720)
     _, window = window_since(hours)
 
-    def update(conn, previous: SummaryAnswer | None) -> SummaryAnswer:
-        if previous is not None:
-            answer = previous.updated(report_store.summary(conn, window, since=previous.revision))
-            if answer is not None:
-                return answer
+    def changes(probe, previous: SummaryAnswer) -> SummaryAnswer | None:
+        return previous.updated(report_store.summary_changes(probe, window, previous.revision))
+
+    def whole(conn) -> SummaryAnswer:
         return SummaryAnswer.of(report_store.summary(conn, window), hours)
 
-    answer = await answers.updated(("summary", hours, window), revision, update)
-    return envelope(request, answer.body)
+    return envelope(request, (await answers.refreshed(("summary", hours, window), whole, changes)).body)
 
 
 @endpoint("GET")

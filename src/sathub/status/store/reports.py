@@ -12,7 +12,7 @@ from datetime import date
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from sathub.db import insert_for
+from sathub.db import RevisionProbe, insert_for
 from sathub.status.rules import REPORT_VALUES
 from sathub.status.store.text import db_text, folded
 from sathub.status.tables import data_revision, report_hours, report_totals, reports, satellites
@@ -160,16 +160,28 @@ class SummaryRead:
     groups: list[sa.Row]
 
 
-def summary(conn: Connection, window: Window, since: int | None = None) -> SummaryRead:
+def summary(conn: Connection, window: Window) -> SummaryRead:
     """One row per (stored name, report value) in the window, with count and newest hour number,
     in summary.php's order, and the revisions they were read at (one statement, one snapshot).
     Sums the hourly counts of report_hours (a few rows per hour, not one per report), then joins
-    the catalog, so the join touches one row per group. With `since`: only the groups with an
-    hourly count of the window changed after that data revision (stamped by migration 0007),
-    including those now at 0."""
+    the catalog, so the join touches one row per group."""
+    return _summary_read(conn.execute(_summary_query(conn.dialect.name, False), _window_parameters(window)).all())
+
+
+def summary_changes(probe: RevisionProbe, window: Window, since: int) -> SummaryRead:
+    """summary's groups that have an hourly count of the window changed after data revision
+    `since` (stamped by migration 0007), those now at 0 included, read on the revision probe's
+    connection (AnswerCache.refreshed: it stands in for the probe)."""
+    statement = _summary_query(probe.engine.dialect.name, True)
+    return _summary_read(probe.execute(statement, {**_window_parameters(window), "since": since}))
+
+
+def _window_parameters(window: Window) -> dict:
     day, hour = window
-    rows = conn.execute(_summary_query(conn.dialect.name, since is not None),
-                        {"day": day, "hour": hour, "since": since}).all()
+    return {"day": day, "hour": hour}
+
+
+def _summary_read(rows: list[sa.Row]) -> SummaryRead:
     return SummaryRead(revision=rows[0].revision, catalog_revision=rows[0].catalog_revision,
                        groups=[row for row in rows if row.name is not None])
 
