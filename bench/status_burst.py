@@ -86,6 +86,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8761)
     parser.add_argument("--no-reads", action="store_true", help="the burst alone, without the summary.php reader")
+    parser.add_argument("--no-writes", action="store_true",
+                        help="the reader alone, no burst: the read p99 to compare the burst's with")
     parser.add_argument("--read-path", default="/api/v1/summary.php?hours=24",
                         help="what the reader GETs (statuses.php: an answer that needs no database)")
     args = parser.parse_args()
@@ -103,8 +105,11 @@ def main() -> None:
             reads = None if args.no_reads else subprocess.Popen(
                 ["wrk", "-t1", "-c4", f"-d{args.duration}s", "--latency", f"{base}{args.read_path}"],
                 stdout=subprocess.PIPE, text=True)
-            writes, hot_sent, new_sent = burst(base, args.duration, args.connections,
-                                               instant.strftime("%Y-%m-%dT%H:%M:%SZ"))
+            if args.no_writes:
+                writes, hot_sent, new_sent = {"rps": 0.0, "p50": 0.0, "p99": 0.0, "errors": 0}, 0, 0
+            else:
+                writes, hot_sent, new_sent = burst(base, args.duration, args.connections,
+                                                   instant.strftime("%Y-%m-%dT%H:%M:%SZ"))
             read = parse(reads.communicate()[0]) if reads else {"rps": 0.0, "p99": 0.0, "errors": 0}
             new_rows, hot_rows = counts(engine)
             rows.append({**writes, "hot": hot_sent, "new": new_sent, "new_rows": new_rows, "hot_rows": hot_rows,
@@ -116,7 +121,8 @@ def main() -> None:
     lines = [f"**{args.label}** — {database_facts(args.database_url)}; code {code_version()}; "
              f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; `sathub serve --workers {args.workers}`; "
              f"wrk -t1 -c{args.connections} -d{args.duration}s POSTs (30 % into existing slots)"
-             + (" alone." if args.no_reads else f" while wrk -c4 reads {args.read_path}."), "",
+             + (" alone." if args.no_reads else f" while wrk -c4 reads {args.read_path}.")
+             + (" **No POSTs: the reader alone.**" if args.no_writes else ""), "",
              "| round | POST/s | p50 ms | p99 ms | non-2xx | new slots sent / rows | hot sent / rows (500) "
              "| reads/s | read p99 ms |", "|---|---|---|---|---|---|---|---|---|"]
     for number, row in enumerate(rows, 1):
@@ -129,7 +135,8 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     OUT.mkdir(exist_ok=True)
-    (OUT / f"status_burst_{args.label}{'_alone' if args.no_reads else ''}.md").write_text(text + "\n")
+    suffix = "_alone" if args.no_reads else "_reads_alone" if args.no_writes else ""
+    (OUT / f"status_burst_{args.label}{suffix}.md").write_text(text + "\n")
 
 
 if __name__ == "__main__":
