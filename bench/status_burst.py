@@ -2,6 +2,8 @@
 30 % of them into slots that already hold a report, against `sathub serve --workers 2` on the
 1M-report dataset, while one more wrk reads summary.php. Checks that every acknowledged report
 was stored (rows added = new slots sent, each hot slot one row) and prints a markdown table.
+--no-writes runs the reader alone (the read p99 to compare the burst's with), --no-reads the
+burst alone.
 
     .venv/bin/python bench/status_burst.py --database-url sqlite:///bench/out/status.db --label sqlite
 """
