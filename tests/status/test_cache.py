@@ -214,53 +214,40 @@ class Read:
         self.revision, self.made_from = revision, made_from
 
 
-def test_a_refreshed_answer_is_read_whole_once_then_updated_in_place_of_the_probe(engine):
+def test_a_refreshed_answer_is_read_whole_once_then_updated_after_writes(engine):
     cache = AnswerCache(engine)
     wholes, changes_seen = [], []
     current = cache.probe.read()
 
     def whole(conn):
         wholes.append(conn)
-        return Read(current)
+        return Read(cache.probe.read())
 
     def changes(probe, previous):
         changes_seen.append(previous)
         # What the statement would read: the revision now, the answer updated from previous.
-        return Read(probe.read(), previous) if len(changes_seen) < 3 else None
+        return Read(probe.read(), previous) if len(changes_seen) < 2 else None
 
     async def request():
         return await cache.refreshed("key", whole, changes)
 
     async def scenario():
         first = await request()
-        same_pass = await request()  # no probe shared yet in this pass: reads its changes
         await asyncio.sleep(0)
+        unchanged = await request()  # nothing written since: the kept answer, nothing read
         bump(engine)
+        same_pass = await request()  # this pass's probe came before the write: still kept
+        await asyncio.sleep(0)
         updated = await request()
         await asyncio.sleep(0)
-        again_whole = await request()  # changes() said: read it whole
-        return first, same_pass, updated, again_whole
-
-    first, same_pass, updated, again_whole = run(scenario())
-    assert first.revision == current and first.made_from is None
-    assert same_pass.made_from is first
-    assert updated.revision == current + 1 and updated.made_from is same_pass
-    assert len(wholes) == 2 and again_whole.made_from is None
-
-
-def test_a_refreshed_answer_serves_requests_of_a_pass_whose_probe_it_is_not_older_than(engine):
-    cache = AnswerCache(engine)
-    calls = []
-
-    def changes(probe, previous):
-        calls.append(previous)
-        return Read(probe.read(), previous)
-
-    async def scenario():
-        first = await cache.refreshed("key", lambda conn: Read(cache.probe.read()), changes)
+        bump(engine)
         await asyncio.sleep(0)
-        cache.revision()  # another request of this pass probed
-        return first, await cache.refreshed("key", None, changes)
+        again_whole = await request()  # changes() said: read it whole
+        return first, unchanged, same_pass, updated, again_whole
 
-    first, second = run(scenario())
-    assert second is first and calls == []
+    first, unchanged, same_pass, updated, again_whole = run(scenario())
+    assert first.revision == current and first.made_from is None
+    assert unchanged is first and same_pass is first
+    assert updated.revision == current + 1 and updated.made_from is first
+    assert len(changes_seen) == 2 and len(wholes) == 2
+    assert again_whole.revision == current + 2 and again_whole.made_from is None

@@ -103,29 +103,24 @@ class AnswerCache:
 
     async def refreshed(self, key: Hashable, whole: Callable[[Connection], U],
                         changes: Callable[[RevisionProbe, U], U | None]) -> U:
-        """The answer for `key` for an answer that says which data revision it was read at
-        (`.revision`) and that a write can bring up to date cheaply. With an answer kept,
-        `changes(probe, previous)` runs one statement with `probe.execute` that reads the current
-        revision and what changed since previous.revision: it stands in
-        for the revision probe (it runs after this request arrived) and runs on the event loop on
-        the probe's connection, with no thread hop; it returns the updated answer, or None when
-        the answer must be read whole, which `whole(conn)` does in a worker thread. Kept answers
-        are labelled with the revision they were read at, so one read after this request's
-        revision serves it too."""
-        loop = asyncio.get_running_loop()
+        """The answer for `key`, for an answer that says which data revision it was read at
+        (`.revision`) and that a write can bring up to date cheaply. When the kept answer is older
+        than the revision, `changes(probe, previous)` runs one statement with `probe.execute`
+        that reads the current revision and what changed since previous.revision, on the event
+        loop (no thread hop: during a burst of writes this runs after nearly every commit), and
+        returns the updated answer, or None when it must be read whole: `whole(conn)`, in a worker
+        thread. Kept answers are labelled with the revision they were read at, so one read after
+        this request's revision serves it too."""
+        revision = self.revision()
         entry = self._entries.get(key)
         if entry is not None:
-            shared = self._shared
-            if shared is not None and shared[0] is loop and entry[0] >= shared[1]:
+            if entry[0] >= revision:
                 self._entries.move_to_end(key)
                 return entry[1]
             answer = changes(self.probe, entry[1])
             if answer is not None:
-                if shared is None or shared[0] is not loop:
-                    self._share(loop, answer.revision)
                 self._keep(key, answer.revision, answer)
                 return answer
-        revision = self.revision()
 
         def read(conn: Connection) -> tuple[int, U]:
             answer = whole(conn)
