@@ -37,7 +37,8 @@ def _hour_number(dialect_name: str, day, hour):
     over both (times.read_form_time_of_hour_number reads it; a text key cost PostgreSQL twice the
     summary's aggregate)."""
     if dialect_name == "postgresql":
-        days = day - sa.literal_column("DATE '2000-01-01'")
+        # date - date is an integer in PostgreSQL; typed so, SQLAlchemy does not multiply a Date.
+        days = sa.type_coerce(day - sa.literal_column("DATE '2000-01-01'"), sa.Integer)
     else:
         days = sa.cast(sa.func.julianday(day) - 2451544.5, sa.Integer)  # julianday('2000-01-01')
     return days * 24 + hour
