@@ -119,9 +119,22 @@ _deadlines: weakref.WeakKeyDictionary[Engine, Deadlines] = weakref.WeakKeyDictio
 SILENT = "the database stopped answering"
 
 
-def _ping(engine: Engine, deadlines: Deadlines, dbapi_connection) -> None:
-    if deadlines.silent_since is not None:
+def _refuse_while_silent(deadlines: Deadlines | None) -> None:
+    """DatabaseUnavailable at once while the server is declared silent: not even a connection
+    attempt, it would wait."""
+    if deadlines is not None and deadlines.silent_since is not None:
         raise DatabaseUnavailable(SILENT)
+
+
+def _under_deadline(deadlines: Deadlines | None, dbapi_connection, seconds: float | None, *, declare: bool):
+    """_silence_is_unavailable where there is a deadline to keep (PostgreSQL), else nothing."""
+    if deadlines is None or seconds is None:
+        return contextlib.nullcontext()
+    return _silence_is_unavailable(deadlines, dbapi_connection, seconds, declare=declare)
+
+
+def _ping(engine: Engine, deadlines: Deadlines, dbapi_connection) -> None:
+    _refuse_while_silent(deadlines)
     with _silence_is_unavailable(deadlines, dbapi_connection, PROBE_SECONDS, declare=True):
         try:
             engine.dialect.do_ping(dbapi_connection)
@@ -187,8 +200,7 @@ def one_at_a_time(conn: Connection, key: int = STARTUP_LOCK) -> None:
 def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
     """A connection (in a transaction when write=True); a failure to connect becomes DatabaseUnavailable."""
     deadlines = _deadlines.get(engine)
-    if deadlines is not None and deadlines.silent_since is not None:
-        raise DatabaseUnavailable(SILENT)  # not even a connection attempt: it would wait
+    _refuse_while_silent(deadlines)
     writers = _sqlite_writers.get(engine) if write else None
     with writers or contextlib.nullcontext():
         try:
@@ -197,9 +209,8 @@ def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
             raise DatabaseUnavailable(str(exc.orig)) from exc
         except sa.exc.TimeoutError as exc:  # every pooled connection stayed busy for pool_timeout
             raise DatabaseUnavailable("no free database connection") from exc
-        with conn, (contextlib.nullcontext() if deadlines is None or deadlines.block_seconds is None else
-                    _silence_is_unavailable(deadlines, conn.connection.dbapi_connection,
-                                            deadlines.block_seconds, declare=False)):
+        with conn, _under_deadline(deadlines, conn.connection.dbapi_connection,
+                                   deadlines and deadlines.block_seconds, declare=False):
             if not write:
                 yield conn
                 return
@@ -289,8 +300,7 @@ class RevisionProbe:
 
     def _once(self, work: Callable[[Connection, object], T]) -> T:
         deadlines = _deadlines.get(self.engine)
-        if deadlines is not None and deadlines.silent_since is not None:
-            raise DatabaseUnavailable(SILENT)  # not even a connection attempt: it would wait
+        _refuse_while_silent(deadlines)
         conn = getattr(self.local, "conn", None)
         if conn is None:
             # Autocommit, so that no read holds a snapshot; detached, so that it never goes back
@@ -300,12 +310,9 @@ class RevisionProbe:
             self.local.conn = conn
             self.local.cursor = conn.connection.dbapi_connection.cursor()
         cursor = self.local.cursor
-        if deadlines is None:
+        # This runs on the event loop: a server that stopped answering must not stop it.
+        with _under_deadline(deadlines, cursor.connection, PROBE_SECONDS, declare=True):
             result = work(conn, cursor)
-        else:
-            # This runs on the event loop: a server that stopped answering must not stop it.
-            with _silence_is_unavailable(deadlines, cursor.connection, PROBE_SECONDS, declare=True):
-                result = work(conn, cursor)
         self.alive_at = time.monotonic()
         return result
 
