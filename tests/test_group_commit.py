@@ -2,7 +2,9 @@
 outcome, and none is reported before its transaction committed."""
 
 import asyncio
+import threading
 
+import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
 
@@ -92,3 +94,107 @@ def test_checked_writes_are_stored_together_in_arrival_order(engine):
     assert [o for o in outcomes if not isinstance(o, ValueError)] == [n * 2 for n in range(40) if n % 10 != 3]
     assert [n for batch in stored_batches for n in batch] == [n for n in range(40) if n % 10 != 3]
     assert len(stored_batches) <= 3
+
+
+def count_savepoints(engine) -> list:
+    savepoints = []
+    event.listen(engine, "savepoint", lambda conn, name: savepoints.append(name))
+    return savepoints
+
+
+def test_a_transaction_whose_writes_all_pass_takes_no_savepoint(engine):
+    # On PostgreSQL a savepoint and its release are two round trips per write.
+    savepoints = count_savepoints(engine)
+    writes = GroupCommit(engine)
+
+    async def burst():
+        return await asyncio.gather(*(writes.run(insert_client, n) for n in range(12)),
+                                    *(writes.run_checked(lambda conn, n: n, store_hits, n) for n in range(20, 30)))
+
+    assert asyncio.run(burst()) == list(range(12)) + [[n] for n in range(20, 30)]
+    assert savepoints == []
+
+
+def store_hits(conn, numbers):
+    conn.execute(rate_limits.insert(), [{"client": f"c{n}", "window_start": 0, "hits": n} for n in numbers])
+    return [[n] for n in numbers]
+
+
+def test_a_write_that_fails_runs_its_transaction_again_without_storing_anything_twice(engine):
+    calls = []
+
+    def counted(conn, number):
+        calls.append(number)
+        return insert_client(conn, number)
+
+    writes = GroupCommit(engine)
+
+    async def burst():
+        return await asyncio.gather(*(writes.run(counted, n) for n in (11, 12, 13, 14)), return_exceptions=True)
+
+    outcomes = asyncio.run(burst())
+    assert outcomes[:2] == [11, 12] and isinstance(outcomes[2], ValueError) and outcomes[3] == 14
+    # 13's transaction ran as it was up to the failure, rolled back, then each write in a savepoint.
+    assert calls.count(13) == 2 and calls.count(14) == 1
+    assert all(calls.count(n) <= 2 for n in (11, 12))
+    with engine.connect() as conn:
+        assert sorted(conn.execute(sa.select(rate_limits.c.hits)).scalars()) == [11, 12, 14]
+
+
+def test_a_database_that_stops_answering_is_not_asked_again(engine):
+    from sathub.db import DatabaseUnavailable
+
+    calls = []
+
+    def unavailable(conn, number):
+        calls.append(number)
+        raise DatabaseUnavailable("gone")
+
+    with pytest.raises(DatabaseUnavailable):
+        asyncio.run(GroupCommit(engine).run(unavailable, 1))
+    assert calls == [1]
+
+
+def test_the_writers_lock_is_taken_after_the_checks_and_only_by_a_transaction_that_writes(engine):
+    # While one process's transaction holds it, the others wait: their checks (reads) need not.
+    statements = []
+    event.listen(engine, "before_cursor_execute", lambda conn, cursor, sql, *_: statements.append(sql.split()[:2]))
+    writes = GroupCommit(engine)
+
+    def check(conn, number):
+        conn.execute(sa.select(rate_limits.c.hits).where(rate_limits.c.client == f"c{number}")).all()
+        if number < 0:
+            raise ValueError(number)
+        return number
+
+    with pytest.raises(ValueError):
+        asyncio.run(writes.run_checked(check, store_hits, -1))
+    refused_only = list(statements)
+    statements.clear()
+    assert asyncio.run(writes.run_checked(check, store_hits, 7)) == [7]
+    lock = ["SELECT", "pg_advisory_xact_lock(%(key)s)"]
+    assert lock not in refused_only
+    if engine.dialect.name == "postgresql":
+        assert [s[0] for s in statements if s != lock] == ["SELECT", "INSERT"]
+        assert statements.index(lock) == 1  # after the check's read, before the insert
+    else:  # SQLite's writers take its lock up front (BEGIN IMMEDIATE)
+        assert lock not in statements
+
+
+def test_a_write_whose_event_loop_is_gone_does_not_stop_the_writes_after_it(engine):
+    writes = GroupCommit(engine)
+    started, release = threading.Event(), threading.Event()
+
+    def slow(conn, number):
+        started.set()
+        release.wait(5)
+        return insert_client(conn, number)
+
+    async def abandon():
+        asyncio.ensure_future(writes.run(slow, 1))
+        await asyncio.sleep(0)
+        started.wait(5)
+
+    asyncio.run(abandon())  # its loop closes while the write is in its transaction
+    release.set()
+    assert asyncio.run(asyncio.wait_for(writes.run(insert_client, 2), 5)) == 2

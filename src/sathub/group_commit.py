@@ -1,7 +1,12 @@
 """Group commit: the writes of one process share transactions. While one transaction commits,
-the writes that arrive wait; the next transaction takes them all, in arrival order, each in a
-savepoint of its own (so one refused write does not undo the others), and every write learns
-its outcome only after that transaction committed: a 201 still means stored.
+the writes that arrive wait; the next transaction takes them all, in arrival order, and every
+write learns its outcome only after that transaction committed: a 201 still means stored.
+
+A write the database refuses must not undo the others. Savepoints would see to it, but on
+PostgreSQL each costs two round trips, which a transaction of one statement spends more on than on
+its statement; and writes are refused rarely (the rules are checked before). So a transaction
+first runs its writes as they are; if one fails, it is rolled back and run again with each write
+in a savepoint of its own.
 
 A burst of 64 reports then costs a few transactions, not 64 (each with its lock hand-over and,
 on PostgreSQL, its commit round trip and WAL flush). A write may come in two steps, a check of
@@ -12,13 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
-from starlette.concurrency import run_in_threadpool
 
-from sathub.db import WRITERS_LOCK, connect, one_at_a_time
+from sathub.db import WRITERS_LOCK, DatabaseUnavailable, connect, one_at_a_time
 
 T = TypeVar("T")
 MAX_BATCH = 256
@@ -36,7 +42,8 @@ class GroupCommit:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._waiting: list[tuple[Callable[..., Any], Callable | None, tuple, asyncio.Future]] = []
-        self._writer: asyncio.Task | None = None
+        self._lock = threading.Lock()
+        self._writing = False
 
     async def run(self, work: Callable[..., T], *args) -> T:
         """`work(conn, *args)` in the next shared transaction; its result (or exception) once
@@ -48,44 +55,54 @@ class GroupCommit:
         """`check(conn, *args)` (which must not write), then `store(conn, checked)` once for
         the checked values of the writes of the same `store` that arrived next to this one, in
         order; this write's element of what `store` returns. Without `store`, `check` is the
-        whole write, in a savepoint of its own."""
+        whole write."""
         future = asyncio.get_running_loop().create_future()
-        self._waiting.append((check, store, args, future))
-        if self._writer is None:
-            self._writer = asyncio.ensure_future(self._write())
+        with self._lock:
+            self._waiting.append((check, store, args, future))
+            if not self._writing:
+                self._writing = True
+                threading.Thread(target=self._write, name="sathub-writer").start()
         # Shielded: a client that goes away does not take its write out of the transaction.
         return await asyncio.shield(future)
 
-    async def _write(self) -> None:
-        try:
-            while self._waiting:
+    def _write(self) -> None:
+        """The writer thread: one transaction after the other while writes wait. It takes the next
+        batch itself rather than being handed each by the event loop: a hand-over to a pool thread
+        waited ~2 ms for the busy loop (a quarter of a transaction's time in a burst)."""
+        while True:
+            with self._lock:
+                if not self._waiting:
+                    self._writing = False
+                    return
                 batch, self._waiting = self._waiting[:MAX_BATCH], self._waiting[MAX_BATCH:]
+            try:
+                outcomes = self._commit(batch)
+            except BaseException as exc:  # the transaction failed: no write of it is stored
+                outcomes = [(False, exc)] * len(batch)
+            for (_, _, _, future), outcome in zip(batch, outcomes):
                 try:
-                    outcomes = await run_in_threadpool(self._commit, batch)
-                except BaseException as exc:  # the transaction failed: no write of it is stored
-                    outcomes = [(False, exc)] * len(batch)
-                for (_, _, _, future), (ok, value) in zip(batch, outcomes):
-                    if not future.done():
-                        future.set_result(value) if ok else future.set_exception(value)
-        finally:
-            self._writer = None
+                    future.get_loop().call_soon_threadsafe(_settle, future, outcome)
+                except RuntimeError:  # its event loop is closed: nobody waits for this outcome
+                    pass
 
     def _commit(self, batch: list) -> list[tuple[bool, Any]]:
+        try:
+            return self._transaction(batch, _as_it_is)
+        except _OneWriteFailed:  # rolled back: nothing of it is stored
+            return self._transaction(batch, _in_savepoint)
+
+    def _transaction(self, batch: list, run_one: Callable) -> list[tuple[bool, Any]]:
         outcomes: list[tuple[bool, Any]] = []
         with connect(self.engine, write=True) as conn:
-            # A transaction of several statements: each takes row locks, then its statement
-            # trigger the data_revision row, so two of them could each wait for the other's
-            # locks (PostgreSQL). Taken one after the other, they cannot.
-            one_at_a_time(conn, WRITERS_LOCK)
             token = _memo.set({})
             try:
-                self._each(conn, batch, outcomes)
+                self._each(conn, batch, outcomes, run_one)
             finally:
                 _memo.reset(token)
         return outcomes
 
     @staticmethod
-    def _each(conn: Connection, batch: list, outcomes: list) -> None:
+    def _each(conn: Connection, batch: list, outcomes: list, run_one: Callable) -> None:
         """The writes of one transaction, in order: a run of writes with the same `store` at once."""
         start = 0
         while start < len(batch):
@@ -94,20 +111,42 @@ class GroupCommit:
             while store is not None and end < len(batch) and batch[end][1] is store:
                 end += 1
             if store is None:
-                outcomes.append(_in_savepoint(conn, batch[start][0], batch[start][2]))
+                _hold_writers_lock(conn)
+                outcomes.append(run_one(conn, batch[start][0], batch[start][2]))
             else:
-                outcomes += _checked_and_stored(conn, batch[start:end], store)
+                outcomes += _checked_and_stored(conn, batch[start:end], store, run_one)
             start = end
 
 
-def _checked_and_stored(conn: Connection, group: list, store: Callable[[Connection, list], list]) -> list:
+def _hold_writers_lock(conn: Connection) -> None:
+    """Before the transaction's first write, once. A transaction of several statements takes row
+    locks, then (its statement trigger) the data_revision row, so two of them could each wait for
+    the other's locks (PostgreSQL); taken one after the other, they cannot. Checks only read, so
+    they run before: the other processes' transactions wait for less."""
+    memo = _memo.get()
+    if "writers_lock" not in memo:
+        one_at_a_time(conn, WRITERS_LOCK)
+        memo["writers_lock"] = True
+
+
+def _settle(future: asyncio.Future, outcome: tuple[bool, Any]) -> None:
+    ok, value = outcome
+    if not future.done():
+        future.set_result(value) if ok else future.set_exception(value)
+
+
+def _checked_and_stored(conn: Connection, group: list, store: Callable[[Connection, list], list],
+                        run_one: Callable) -> list:
     checked = []
     for check, _, args, _ in group:
         try:
             checked.append((True, check(conn, *args)))
         except Exception as exc:  # this write's refusal: it is not stored, the others are
             checked.append((False, exc))
-    ok, stored = _in_savepoint(conn, store, ([value for passed, value in checked if passed],))
+    if not any(passed for passed, _ in checked):
+        return checked
+    _hold_writers_lock(conn)
+    ok, stored = run_one(conn, store, ([value for passed, value in checked if passed],))
     results = iter(stored) if ok else None
     return [(passed and ok, (next(results) if ok else stored) if passed else value) for passed, value in checked]
 
@@ -118,3 +157,18 @@ def _in_savepoint(conn: Connection, work: Callable[..., Any], args: tuple) -> tu
             return True, work(conn, *args)
     except Exception as exc:  # this write's own refusal (a rule, a constraint): the others go on
         return False, exc
+
+
+class _OneWriteFailed(Exception):
+    """A write failed in a transaction run without savepoints: run it again with them."""
+
+
+def _as_it_is(conn: Connection, work: Callable[..., Any], args: tuple) -> tuple[bool, Any]:
+    try:
+        return True, work(conn, *args)
+    except DatabaseUnavailable:
+        raise  # every write of the transaction fails alike: running it again would only wait again
+    except Exception as exc:
+        if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:
+            raise
+        raise _OneWriteFailed from exc
