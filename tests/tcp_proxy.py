@@ -17,6 +17,7 @@ class TcpProxy:
         self.port, self.target = port, target
         self.listener: socket.socket | None = None
         self.connections: list[socket.socket] = []
+        self._lock = threading.Lock()  # stop() against a connection accepted at that moment
         self.holes = False
 
     def start(self) -> None:
@@ -33,7 +34,10 @@ class TcpProxy:
         self.start()
 
     def stop(self) -> None:
-        for sock in (self.listener, *self.connections):
+        with self._lock:
+            socks, self.listener = (self.listener, *self.connections), None
+            self.connections.clear()
+        for sock in socks:
             if sock is None:
                 continue
             try:
@@ -41,7 +45,6 @@ class TcpProxy:
             except OSError:
                 pass
             sock.close()
-        self.connections.clear()
 
     def _accept(self, listener: socket.socket) -> None:
         while True:
@@ -49,7 +52,8 @@ class TcpProxy:
                 client, _ = listener.accept()
             except OSError:
                 return
-            self.connections.append(client)
+            if not self._keep(listener, client):
+                return
             if self.holes:
                 continue  # held open, silent
             try:
@@ -57,9 +61,21 @@ class TcpProxy:
             except OSError:
                 client.close()
                 continue
-            self.connections.append(upstream)
+            if not self._keep(listener, upstream):
+                client.close()
+                return
             for source, sink in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    def _keep(self, listener: socket.socket, sock: socket.socket) -> bool:
+        """Keep `sock` to be cut by the next stop(), unless a stop() came after `listener` accepted
+        it: then close it (else it would forward through the outage)."""
+        with self._lock:
+            if self.listener is listener:
+                self.connections.append(sock)
+                return True
+        sock.close()
+        return False
 
     def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
         try:
