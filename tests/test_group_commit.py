@@ -8,6 +8,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
 
+from sathub.db import DatabaseUnavailable
 from sathub.group_commit import GroupCommit
 from sathub.status.tables import rate_limits
 
@@ -58,7 +59,6 @@ def test_a_write_the_database_refuses_leaves_the_others_of_its_transaction(engin
 
 def test_when_the_transaction_cannot_commit_every_write_of_it_fails(engine, monkeypatch):
     from sathub import group_commit
-    from sathub.db import DatabaseUnavailable
 
     def unavailable(engine, write):
         raise DatabaseUnavailable("gone")
@@ -141,16 +141,18 @@ def test_a_write_that_fails_runs_its_transaction_again_without_storing_anything_
         assert sorted(conn.execute(sa.select(rate_limits.c.hits)).scalars()) == [11, 12, 14]
 
 
-def test_a_database_that_stops_answering_is_not_asked_again(engine):
-    from sathub.db import DatabaseUnavailable
-
+@pytest.mark.parametrize("lost", [
+    DatabaseUnavailable("gone"),
+    sa.exc.OperationalError("SELECT 1", {}, Exception("server closed the connection"), connection_invalidated=True),
+], ids=["silent", "connection lost"])
+def test_a_database_that_stops_answering_is_not_asked_again(engine, lost):
     calls = []
 
     def unavailable(conn, number):
         calls.append(number)
-        raise DatabaseUnavailable("gone")
+        raise lost
 
-    with pytest.raises(DatabaseUnavailable):
+    with pytest.raises(type(lost)):
         asyncio.run(GroupCommit(engine).run(unavailable, 1))
     assert calls == [1]
 
