@@ -16,6 +16,7 @@ from sathub.config import Settings
 from sathub.db import create_engine
 from sathub.group_commit import GroupCommit
 from sathub.hosts import HostCheck, parse_allowed
+from sathub.status.api.replay import ReplayedAnswers
 from sathub.status.cache import AnswerCache
 from sathub.status.routes import EXCEPTION_HANDLERS as STATUS_EXCEPTION_HANDLERS
 from sathub.status.routes import routes as status_routes
@@ -45,14 +46,17 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     routes = [*status_routes(), *archive_routes()]
     if settings.prefix:
         routes = [Mount(settings.prefix, routes=routes)]
-    app = Starlette(routes=routes, exception_handlers={404: not_found, **STATUS_EXCEPTION_HANDLERS},
-                    middleware=[Middleware(HostCheck, allowed=parse_allowed(settings.allowed_hosts))])
-    app.state.settings = settings
-    app.state.engine = engine if engine is not None else create_engine(
+    engine = engine if engine is not None else create_engine(
         settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow,
         timeout=settings.db_timeout or None)
-    app.state.answers = AnswerCache(app.state.engine)
-    app.state.writes = GroupCommit(app.state.engine)
+    answers = AnswerCache(engine)
+    app = Starlette(routes=routes, exception_handlers={404: not_found, **STATUS_EXCEPTION_HANDLERS},
+                    middleware=[Middleware(HostCheck, allowed=parse_allowed(settings.allowed_hosts)),
+                                Middleware(ReplayedAnswers, answers=answers, prefix=settings.prefix)])
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.answers = answers
+    app.state.writes = GroupCommit(engine)
     return app
 
 

@@ -1,7 +1,7 @@
 """The timestamp rules of interface A (status-api.md 5.4): accepted forms, PHP's accidental
 readings refused, windows and read forms."""
 
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
@@ -69,3 +69,17 @@ def test_read_form_time_is_minute_30():
 ])
 def test_summary_hour_numbers_read_as_minute_30(hours, expected):
     assert times.read_form_time_of_hour_number(hours) == expected
+
+
+def test_now_is_read_to_the_second_as_phps_time_does(monkeypatch):
+    """Half a second into 12:30:00, a 72-hour window still starts with the report of 72 hours ago
+    read as 12:30:00, as upstream's time() sees it (and one second's answers are all alike)."""
+    class Clock(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return datetime(2026, 11, 24, 12, 30, 0, 500_000, tzinfo=tz)
+
+    monkeypatch.setattr(times, "datetime", Clock)
+    now = times.utc_now()
+    assert now == datetime(2026, 11, 24, 12, 30, tzinfo=timezone.utc)
+    assert times.first_included_hour(now - timedelta(hours=72)) == (date(2026, 11, 21), 12)

@@ -135,4 +135,6 @@ def first_included_hour(since: datetime) -> tuple[date, int]:
 
 
 def utc_now() -> datetime:
-    return datetime.now(UTC)
+    """The current second, as PHP's time() reads it: an answer made within one second is the answer
+    for all of it (api/replay.py)."""
+    return datetime.now(UTC).replace(microsecond=0)
