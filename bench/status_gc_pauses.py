@@ -2,7 +2,8 @@
 worker's app built in-process as `sathub serve` builds it, warmed by the reads and writes of a
 burst, then the median of N full collections with what the worker built at start frozen (as
 app_from_env leaves it) and unfrozen (as before); then again once the status page was rendered
-(its grid's reports stay referenced by grid_html's block markup).
+(until the fifth session, grid_html kept the ~200,000 reports of a busy window as parts of its
+block markup's keys, which every full collection then scanned).
 
     .venv/bin/python bench/status_gc_pauses.py --database-url postgresql://postgres@127.0.0.1:5432/sathub_bench
 """
@@ -51,7 +52,8 @@ def main() -> None:
             client.post("/api/v1/reports.php", json={"name": "AO-91", "report": "Heard",
                                                     "callsign": f"Q9GC{n % 10}", "reported_at": "-5 minutes"})
         report(f"{label}, API reads and writes", args.repeat)
-        client.get("/")
+        page = client.get("/")
+        print(f"status page: {page.status_code}, {len(page.content):,} bytes")
         report(f"{label}, and the status page", args.repeat)
 
 

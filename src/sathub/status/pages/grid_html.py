@@ -53,9 +53,12 @@ class GridMarkup:
     details: Markup  # one focusable section per block, the target of its cell's link
 
 
-# The markup of every block of the last render, by all it is printed from: after a write, only
+# The markup of every block of the last render, by what it is printed from: after a write, only
 # the blocks the write touched are printed again. Replaced whole by each render, so it never holds
-# more than one window's blocks; a render racing another (two sites) at worst reprints.
+# more than one window's blocks; a render racing another (two sites) at worst reprints. A block is
+# known by its reports' ids (a replaced report gets a new one) and a hash of their values (for an
+# edit by hand), not by the reports themselves: kept, a busy window's ~200,000 named tuples (which
+# the collector always tracks) made each full collection of the worker take ~200 ms.
 _printed: dict[tuple, tuple[str, str, str]] = {}
 
 
@@ -74,7 +77,7 @@ def render(grid: Grid, site: str) -> GridMarkup:
             if block is None:
                 rows.append(EMPTY_CELL)
                 continue
-            key = (grid.today, block.column, block.name, *block.reports)
+            key = (grid.today, block.column, block.name, hash(tuple(block.reports)), *[r.id for r in block.reports])
             markup = printed[key] = _printed.get(key) or _print_block(block, name, block_time(grid.today, block.column))
             tips.append(markup[0])
             rows.append(markup[1])
