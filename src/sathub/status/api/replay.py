@@ -4,8 +4,9 @@ A GET of catalog, reports, summary, statuses, satellites or sat_info depends on 
 path and query, the scheme and host its links are built from, the data revision and the current
 second (times.utc_now reads time to the second, as PHP's time() does). So a 200 answer made within
 one second at one revision is the answer to every identical request arriving in that second while
-the revision stands: it is sent again as the same two ASGI messages, before routing, middleware and
-handler, which cost as much as the HTTP server itself (docs/design.md, "Hits are replayed")."""
+the revision stands: it is sent again as the same two ASGI messages, before middleware, routing and
+handler, which cost as much as the HTTP server itself (docs/design.md, "Hits are replayed before
+the framework"). The outermost layer of the app (app.SathubApp)."""
 
 from __future__ import annotations
 
