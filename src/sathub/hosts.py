@@ -25,6 +25,11 @@ def host_is_allowed(host: str, allowed: tuple[str, ...]) -> bool:
                for entry in allowed)
 
 
+def host_header(scope: Scope) -> bytes | None:
+    """The request's Host header as sent (the first, if several)."""
+    return next((value for key, value in scope["headers"] if key == b"host"), None)
+
+
 def parse_allowed(setting: str) -> tuple[str, ...]:
     return tuple(entry.strip().lower() for entry in setting.split(",") if entry.strip() and entry.strip() != "*")
 
@@ -37,7 +42,7 @@ class HostCheck:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            host = next((value for key, value in scope["headers"] if key == b"host"), None)
+            host = host_header(scope)
             if host is not None and not host_is_allowed(host.decode("latin-1"), self.allowed):
                 await send({"type": "http.response.start", "status": 400, "headers": [
                     (b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(REFUSED)).encode())]})

@@ -16,6 +16,7 @@ from datetime import datetime
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sathub.db import DatabaseUnavailable
+from sathub.hosts import host_header
 from sathub.status import times
 from sathub.status.cache import AnswerCache
 
@@ -41,7 +42,7 @@ class ReplayedAnswers:
             await self.app(scope, receive, send)
             return
         second = times.utc_now()
-        host = next((value for name, value in scope["headers"] if name == b"host"), None)
+        host = host_header(scope)
         if host is None:  # links are built from the server's own address (web.site_url)
             host = tuple(scope.get("server") or ())
         key = (scope["path"], scope["query_string"], scope["scheme"], host)
