@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from sathub.deadlines import Deadlines
+from sathub.deadlines import Deadlines, SilentServer
 
 
 class Peer:
@@ -86,3 +86,53 @@ def test_a_closed_descriptor_number_reused_by_another_socket_is_never_cut():
             assert other.mine.recv(1) == b"z"  # untouched
             raise OSError(number)
     other.close()
+
+
+class Opened:
+    closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_connection_attempt_is_given_up_when_the_server_is_declared_silent_and_closed_if_it_opens_after_all():
+    deadlines, release, opened = Deadlines(lambda: None), threading.Event(), Opened()
+
+    def connect() -> Opened:
+        release.wait(5)
+        return opened
+
+    threading.Timer(0.1, deadlines.declare_silent).start()
+    started = time.monotonic()
+    with pytest.raises(SilentServer):
+        deadlines.open(connect, 60)
+    assert time.monotonic() - started < 0.5
+    release.set()
+    deadline = time.monotonic() + 2
+    while not opened.closed:
+        assert time.monotonic() < deadline, "the late connection was left open"
+        time.sleep(0.01)
+
+
+def test_a_connection_attempt_past_its_deadline_declares_the_server_silent():
+    deadlines, release = Deadlines(lambda: None), threading.Event()
+    started = time.monotonic()
+    with pytest.raises(SilentServer):
+        deadlines.open(lambda: release.wait(5) and Opened(), 0.2)
+    assert 0.2 <= time.monotonic() - started < 0.5
+    assert deadlines.silent_since is not None
+    with pytest.raises(SilentServer):
+        deadlines.open(Opened, 60)  # not even tried while silent
+    release.set()
+
+
+def test_a_connection_attempt_that_ends_in_time_gives_its_connection_or_its_error():
+    deadlines, opened = Deadlines(lambda: None), Opened()
+    assert deadlines.open(lambda: opened, 1) is opened and not opened.closed
+
+    def refused():
+        raise ConnectionRefusedError("refused")
+
+    with pytest.raises(ConnectionRefusedError):
+        deadlines.open(refused, 1)
+    assert deadlines.silent_since is None

@@ -17,7 +17,7 @@ from sqlalchemy import event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 
-from sathub.deadlines import PROBE_SECONDS, Deadlines
+from sathub.deadlines import PROBE_SECONDS, Deadlines, SilentServer
 
 metadata = sa.MetaData()
 T = TypeVar("T")
@@ -109,6 +109,7 @@ def create_engine(url: str, pool_size: int = 5, max_overflow: int = 5, timeout: 
                               connect_args=connect_args)
     deadlines = _deadlines[engine] = Deadlines(lambda: _try_connection(engine, connect_args))
     deadlines.block_seconds = timeout
+    event.listen(engine, "do_connect", lambda dialect, _record, cargs, cparams: _open(deadlines, dialect, cargs, cparams))
     # Each checkout pings (as pool_pre_ping would) under a deadline: a connection that died while
     # the server was away is replaced, and a server that stopped answering is noticed.
     event.listen(engine, "checkout", lambda dbapi_connection, *_: _ping(engine, deadlines, dbapi_connection))
@@ -131,6 +132,15 @@ def _under_deadline(deadlines: Deadlines | None, dbapi_connection, seconds: floa
     if deadlines is None or seconds is None:
         return contextlib.nullcontext()
     return _silence_is_unavailable(deadlines, dbapi_connection, seconds, declare=declare)
+
+
+def _open(deadlines: Deadlines, dialect, cargs, cparams):
+    """A new pooled connection, or DatabaseUnavailable once its start-up outlived PROBE_SECONDS or
+    the server was declared silent: a request never waits psycopg's connect_timeout."""
+    try:
+        return deadlines.open(lambda: dialect.connect(*cargs, **cparams), PROBE_SECONDS)
+    except SilentServer as exc:
+        raise DatabaseUnavailable(SILENT) from exc
 
 
 def _ping(engine: Engine, deadlines: Deadlines, dbapi_connection) -> None:

@@ -6,11 +6,15 @@ kernel (or the proxy) in front of the silent server. So a watchdog thread shuts 
 of a watched connection whose deadline passed; the wait ends with an OperationalError and the
 connection is dropped.
 
-A trivial query (the revision probe, the ping at checkout) that outlives PROBE_SECONDS means the
-server stopped answering: every watched connection is cut at once, new work fails at once with
-DatabaseUnavailable instead of connecting to a server that would not answer, and a background
-thread tries a fresh connection every RETRY_SECONDS until one answers (docs/design.md,
-"Database unavailable")."""
+A connection being opened has no socket to cut yet, and psycopg waits its connect_timeout (whole
+seconds) for a server that accepted it and says nothing: the attempt runs in a thread of its own,
+and the caller stops waiting for it at its deadline or when the server is declared silent.
+
+A trivial query (the revision probe, the ping at checkout) or a connection's start-up that
+outlives PROBE_SECONDS means the server stopped answering: every watched connection is cut at
+once, every connection attempt given up, new work fails at once with DatabaseUnavailable instead
+of connecting to a server that would not answer, and a background thread tries a fresh
+connection every RETRY_SECONDS until one answers (docs/design.md, "Database unavailable")."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 log = logging.getLogger("sathub.db")
 
@@ -47,6 +52,7 @@ class Deadlines:
         self._try_connection = try_connection
         self._lock = threading.Lock()
         self._watched: set[Watch] = set()
+        self._opening: set[threading.Event] = set()  # the `ended` of each connection attempt waited for
         self._thread: threading.Thread | None = None
         self._attempts = 0
         self.silent_since: float | None = None  # set while the server is declared silent
@@ -69,14 +75,53 @@ class Deadlines:
                 self._watched.discard(watch)
             os.close(watch.fd)
 
+    def open(self, connect: Callable[[], Any], seconds: float) -> Any:
+        """The connection `connect()` opens; SilentServer if it is not open after `seconds` (then the
+        server is declared silent) or once the server is declared silent by someone else. An
+        attempt given up goes on in its thread, and a connection it opens after all is closed."""
+        attempt = _Attempt()
+
+        def run() -> None:
+            try:
+                outcome = (True, connect())
+            except BaseException as exc:
+                outcome = (False, exc)
+            with self._lock:
+                if not attempt.abandoned:
+                    attempt.outcome = outcome
+                    attempt.ended.set()
+                    return
+            if outcome[0]:
+                outcome[1].close()
+
+        with self._lock:
+            if self.silent_since is not None:
+                raise SilentServer("the server is silent")
+            self._opening.add(attempt.ended)
+        threading.Thread(target=run, name="sathub-db-connect", daemon=True).start()
+        attempt.ended.wait(seconds)
+        with self._lock:
+            self._opening.discard(attempt.ended)
+            attempt.abandoned = attempt.outcome is None
+        if attempt.abandoned:
+            self.declare_silent()
+            raise SilentServer(f"no connection within {seconds:g} s")
+        ok, value = attempt.outcome
+        if not ok:
+            raise value
+        return value
+
     def declare_silent(self) -> None:
-        """The server stopped answering: cut every watched connection and retry in the background."""
+        """The server stopped answering: cut every watched connection, give up every connection
+        attempt, and retry in the background."""
         with self._lock:
             if self.silent_since is not None:
                 return
             self.silent_since = time.monotonic()
             for watch in self._watched:
                 _cut(watch)
+            for ended in self._opening:
+                ended.set()
         log.error("the database stopped answering; requests answer 503 until it answers again")
 
     def _run(self) -> None:
@@ -116,6 +161,18 @@ class Deadlines:
                 return
             self.silent_since = None
         log.warning("the database answers again")
+
+
+class _Attempt:
+    __slots__ = ("ended", "outcome", "abandoned")
+
+    def __init__(self) -> None:
+        # `ended` is set when the attempt ends or the server is declared silent
+        self.ended, self.outcome, self.abandoned = threading.Event(), None, False
+
+
+class SilentServer(Exception):
+    """A connection attempt given up: the server accepted it and did not answer."""
 
 
 def _cut(watch: Watch) -> None:

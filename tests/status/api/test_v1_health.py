@@ -115,3 +115,35 @@ def test_a_server_that_stops_answering_is_503_within_a_second_then_recovers(prox
         assert client.get("/archive/api/lists/").status_code == 200
     app.state.engine.dispose()
     proxy.stop()
+
+
+@pytest.mark.timeout(60, method="thread")
+def test_a_connection_the_server_never_completes_is_given_up_like_a_silent_query(proxied_database):
+    """A write that finds the pool empty opens a connection. A frozen server accepts it and never
+    completes the start-up, and psycopg would wait its connect_timeout (3 s): the attempt is given up
+    within a second, and the server declared silent (deadlines.py)."""
+    url, proxy = proxied_database
+    proxy.start()
+    engine = db.create_engine(url)
+    with db.connect(engine) as conn:
+        assert conn.exec_driver_sql("SELECT 1").scalar_one() == 1
+    engine.pool.dispose()  # no idle connection left: the next one is opened
+    proxy.blackhole()
+    started = time.monotonic()
+    with pytest.raises(db.DatabaseUnavailable), db.connect(engine, write=True):
+        pass
+    assert time.monotonic() - started < 1.0
+    with pytest.raises(db.DatabaseUnavailable, match=db.SILENT), db.connect(engine):
+        pass  # refused at once: declared silent
+    proxy.restore()
+    deadline = time.monotonic() + 2
+    while True:
+        try:
+            with db.connect(engine) as conn:
+                assert conn.exec_driver_sql("SELECT 1").scalar_one() == 1
+            break
+        except db.DatabaseUnavailable:
+            assert time.monotonic() < deadline, "not back within 2 s of the server answering again"
+            time.sleep(0.05)
+    engine.dispose()
+    proxy.stop()
