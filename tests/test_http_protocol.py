@@ -1,12 +1,18 @@
 """Connection limits of a real `sathub serve` (http_protocol.py): oversized or slow headers are
-refused, idle sockets do not starve real requests, and a process keeps a bounded number open."""
+refused, idle sockets do not starve real requests, and a process keeps a bounded number open.
+An answer's head goes out with its body, in one write."""
 
+import asyncio
+import logging
 import socket
 import time
 
 import httpx
 import pytest
+from uvicorn.protocols.http.flow_control import FlowControl
+from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 
+from sathub.http_protocol import HeadWithBody
 from tests.live_server import sathub_server
 
 pytestmark = pytest.mark.slow
@@ -100,3 +106,97 @@ def test_a_413_answered_before_its_body_keeps_the_connection_in_step(server):
             received += chunk
     answers = received.split(b"HTTP/1.1 ")[1:]
     assert [answer[:3] for answer in answers] == [b"413", b"200"]
+
+
+class Recorded:
+    """A transport that records what is written, call by call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, bytes]] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.calls.append(("write", bytes(data)))
+
+    def writelines(self, pieces) -> None:
+        self.calls.append(("writelines", b"".join(pieces)))
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+def cycle_writing_to(recorded: Recorded, method: str = "GET", expect_100: bool = False) -> RequestResponseCycle:
+    """uvicorn's own response cycle, with the transport http_protocol gives it."""
+    logger = logging.getLogger("test")
+    cycle = RequestResponseCycle(
+        scope={"type": "http", "method": method, "path": "/", "http_version": "1.1"}, transport=recorded,
+        flow=FlowControl(recorded), logger=logger, access_logger=logger, access_log=False, default_headers=[],
+        message_event=asyncio.Event(), expect_100_continue=expect_100, keep_alive=True, on_response=lambda: None)
+    cycle.transport = HeadWithBody(recorded, cycle)
+    return cycle
+
+
+def start(length: int) -> dict:
+    return {"type": "http.response.start", "status": 200, "headers": [(b"content-length", str(length).encode())]}
+
+
+def test_a_head_goes_out_with_its_body_in_one_write():
+    async def answer() -> list:
+        recorded = Recorded()
+        cycle = cycle_writing_to(recorded)
+        await cycle.send(start(5))
+        assert recorded.calls == []  # held for the body
+        await cycle.send({"type": "http.response.body", "body": b"hello"})
+        return recorded.calls
+
+    calls = asyncio.run(answer())
+    assert calls == [("writelines", b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello")]
+
+
+def test_a_streamed_body_goes_out_piece_by_piece_after_the_first():
+    async def answer() -> list:
+        recorded = Recorded()
+        cycle = cycle_writing_to(recorded)
+        await cycle.send({"type": "http.response.start", "status": 200, "headers": []})  # chunked
+        await cycle.send({"type": "http.response.body", "body": b"ab", "more_body": True})
+        await cycle.send({"type": "http.response.body", "body": b"cd", "more_body": True})
+        await cycle.send({"type": "http.response.body", "body": b""})
+        return recorded.calls
+
+    calls = asyncio.run(answer())
+    assert [kind for kind, _ in calls] == ["writelines", "write", "write"]
+    assert calls[0][1].endswith(b"transfer-encoding: chunked\r\n\r\n2\r\nab\r\n")
+    assert calls[1][1] == b"2\r\ncd\r\n" and calls[2][1] == b"0\r\n\r\n"
+
+
+def test_100_continue_goes_out_at_once_and_an_abandoned_answer_keeps_its_head():
+    async def answer() -> tuple[list, bool]:
+        recorded = Recorded()
+        cycle = cycle_writing_to(recorded, method="POST", expect_100=True)
+        cycle.message_event.set()
+        await cycle.receive()  # the app asks for the body: the client is told to send it
+        assert recorded.calls == [("write", b"HTTP/1.1 100 Continue\r\n\r\n")]
+        await cycle.send(start(5))
+        cycle.transport.close()  # what uvicorn does when the app fails after starting its answer
+        return recorded.calls, recorded.closed
+
+    calls, closed = asyncio.run(answer())
+    assert calls[1] == ("write", b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n") and closed
+
+
+def test_a_real_server_answers_expect_100_continue_and_head(server):
+    with socket.create_connection(address(server), timeout=5) as sock:
+        body = b'{"name": "AO-91"}'
+        sock.sendall(b"POST /api/v1/reports.php HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Expect: 100-continue\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+        assert sock.recv(65536) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(body)
+        assert sock.recv(65536).startswith(b"HTTP/1.1 422")
+    head = exchange(server, b"HEAD /api/v1/statuses.php HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and head.endswith(b"\r\n\r\n")

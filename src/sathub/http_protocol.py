@@ -1,7 +1,11 @@
 """HTTP/1.1 connections that cannot hold a process hostage: uvicorn's httptools protocol with a
 limit on the size of a request's headers (431), a time limit for them to arrive (408, whether
 they trickle in or never start), and a limit on the connections a process keeps open (503).
-Idle keep-alive connections are closed by uvicorn's own keep-alive timeout."""
+Idle keep-alive connections are closed by uvicorn's own keep-alive timeout.
+
+An answer's status line and headers go out with the first piece of its body, in one system call
+and one TCP segment: uvicorn writes them as soon as the app starts the response, and that send
+(loopback delivery, waking the client) cost as much as the body's."""
 
 from __future__ import annotations
 
@@ -66,7 +70,10 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._boundary_in_piece = True
         self._header_bytes = 0
         self._cancel_header_timer()
+        previous = self.cycle
         super().on_headers_complete()
+        if self.cycle is not previous:  # a new request's cycle, not yet running
+            self.cycle.transport = HeadWithBody(self.transport, self.cycle)
 
     def on_message_complete(self) -> None:
         # Only now may the next bytes be a request's headers: an answer sent before its request
@@ -92,3 +99,35 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._cancel_header_timer()
         self.transport.write(answer)
         self.transport.close()
+
+
+class HeadWithBody:
+    """The transport as one response cycle sees it: the first write after the response started
+    (its status line and headers) waits for the next (its body, or the first piece of it) and
+    both go out in one writev. Writes before the start (100 Continue) go out at once, and so
+    does the head of an answer to HEAD, which uvicorn follows with no write."""
+
+    __slots__ = ("transport", "cycle", "head", "head_seen")
+
+    def __init__(self, transport: asyncio.Transport, cycle) -> None:
+        self.transport, self.cycle = transport, cycle
+        self.head: bytes | None = None
+        self.head_seen = cycle.scope["method"] == "HEAD"
+
+    def write(self, data: bytes) -> None:
+        if self.head is not None:
+            self.transport.writelines((self.head, data))
+            self.head = None
+        elif not self.head_seen and self.cycle.response_started:
+            self.head, self.head_seen = data, True
+        else:
+            self.transport.write(data)
+
+    def close(self) -> None:
+        if self.head is not None:  # a response abandoned after its start: as before, the head goes out
+            self.transport.write(self.head)
+            self.head = None
+        self.transport.close()
+
+    def is_closing(self) -> bool:
+        return self.transport.is_closing()
