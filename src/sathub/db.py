@@ -222,15 +222,18 @@ def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
             raise DatabaseUnavailable("no free database connection") from exc
         with conn, _under_deadline(deadlines, conn.connection.dbapi_connection,
                                    deadlines and deadlines.block_seconds, declare=False):
-            if not write:
-                yield conn
-                return
-            conn.info["write"] = True
             try:
-                with conn.begin():
+                if write:
+                    conn.info["write"] = True
+                    with conn.begin():
+                        yield conn
+                else:
                     yield conn
             finally:
                 conn.info.pop("write", None)
+                # Closing rolls back the transaction a read's first statement began: a round trip
+                # too, which a server that froze meanwhile would never answer.
+                conn.close()
 
 
 def dialect_insert(conn: Connection):

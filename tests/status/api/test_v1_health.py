@@ -147,3 +147,22 @@ def test_a_connection_the_server_never_completes_is_given_up_like_a_silent_query
             time.sleep(0.05)
     engine.dispose()
     proxy.stop()
+
+
+@pytest.mark.timeout(60, method="thread")
+def test_a_read_whose_server_freezes_before_its_close_is_not_left_waiting(proxied_database):
+    """A read's connection closes by rolling back the transaction its first statement began: one
+    more round trip, which waited for as long as the server stayed frozen (health.php hung for the
+    whole outage). It is under the block's deadline too (db.connect)."""
+    url, proxy = proxied_database
+    proxy.start()
+    engine = db.create_engine(url, timeout=1)
+    started = None
+    with pytest.raises(db.DatabaseUnavailable):
+        with db.connect(engine) as conn:
+            assert conn.exec_driver_sql("SELECT 1").scalar_one() == 1
+            proxy.blackhole()
+            started = time.monotonic()
+    assert time.monotonic() - started < 2
+    engine.dispose()
+    proxy.stop()
