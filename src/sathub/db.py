@@ -224,13 +224,16 @@ def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
                                    deadlines and deadlines.block_seconds, declare=False):
             try:
                 if write:
-                    conn.info["write"] = True
-                    with conn.begin():
+                    conn.info["write"] = True  # for _sqlite_begin, which runs within begin()
+                    try:
+                        transaction = conn.begin()
+                    finally:
+                        conn.info.pop("write", None)
+                    with transaction:
                         yield conn
                 else:
                     yield conn
             finally:
-                conn.info.pop("write", None)
                 # Closing rolls back the transaction a read's first statement began: a round trip
                 # too, which a server that froze meanwhile would never answer.
                 conn.close()

@@ -5,6 +5,7 @@ its own once it is back, without restarting sathub (status-api.md 4.6)."""
 import time
 
 import pytest
+import sqlalchemy as sa
 from starlette.testclient import TestClient
 
 from sathub import db
@@ -166,3 +167,18 @@ def test_a_read_whose_server_freezes_before_its_close_is_not_left_waiting(proxie
     assert time.monotonic() - started < 2
     engine.dispose()
     proxy.stop()
+
+
+@pytest.mark.parametrize("write", [False, True])
+def test_a_connection_lost_within_a_block_is_an_operational_error(proxied_database, write):
+    """What every handler answers 503 database_unavailable: not another error raised while the
+    block's connection is closed after it died (health.php once answered 500)."""
+    url, proxy = proxied_database
+    proxy.start()
+    engine = db.create_engine(url, timeout=5)
+    with pytest.raises(sa.exc.OperationalError):
+        with db.connect(engine, write=write) as conn:
+            assert conn.exec_driver_sql("SELECT 1").scalar_one() == 1
+            proxy.stop()
+            conn.exec_driver_sql("SELECT 1")
+    engine.dispose()
