@@ -157,6 +157,40 @@ def test_a_database_that_stops_answering_is_not_asked_again(engine, lost):
     assert calls == [1]
 
 
+@pytest.mark.parametrize("lost", [
+    DatabaseUnavailable("gone"),
+    sa.exc.OperationalError("SELECT 1", {}, Exception("server closed the connection"), connection_invalidated=True),
+], ids=["silent", "connection lost"])
+def test_a_check_that_loses_the_connection_fails_its_whole_transaction(engine, lost):
+    """Not this write's refusal: the others of its transaction cannot be stored on that connection
+    (a commit there raised PendingRollbackError, which answered 500)."""
+    writes, gate, stored = GroupCommit(engine), threading.Event(), []
+
+    def held(conn, number):
+        gate.wait(5)  # holds the writer until the others wait together for the next transaction
+        return number
+
+    def check(conn, number):
+        if number == 5:
+            raise lost
+        return number
+
+    def store(conn, numbers):
+        stored.extend(numbers)
+        return numbers
+
+    async def burst():
+        first = asyncio.ensure_future(writes.run(held, -1))
+        await asyncio.sleep(0.05)
+        rest = [asyncio.ensure_future(writes.run_checked(check, store, n)) for n in range(10)]
+        await asyncio.sleep(0.05)
+        gate.set()
+        return await asyncio.gather(first, *rest, return_exceptions=True)
+
+    outcomes = asyncio.run(burst())
+    assert outcomes[0] == -1 and all(outcome is lost for outcome in outcomes[1:]) and stored == []
+
+
 def test_the_writers_lock_is_taken_after_the_checks_and_only_by_a_transaction_that_writes(engine):
     # While one process's transaction holds it, the others wait: their checks (reads) need not.
     statements = []

@@ -142,6 +142,8 @@ def _checked_and_stored(conn: Connection, group: list, store: Callable[[Connecti
         try:
             checked.append((True, check(conn, *args)))
         except Exception as exc:  # this write's refusal: it is not stored, the others are
+            if _connection_lost(exc):
+                raise  # not a refusal: the transaction cannot go on (nor commit) without it
             checked.append((False, exc))
     if not any(passed for passed, _ in checked):
         return checked
@@ -166,9 +168,12 @@ class _OneWriteFailed(Exception):
 def _as_it_is(conn: Connection, work: Callable[..., Any], args: tuple) -> tuple[bool, Any]:
     try:
         return True, work(conn, *args)
-    except DatabaseUnavailable:
-        raise  # every write of the transaction fails alike: running it again would only wait again
     except Exception as exc:
-        if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:
-            raise
+        if _connection_lost(exc):
+            raise  # every write of the transaction fails alike: running it again would only wait again
         raise _OneWriteFailed from exc
+
+
+def _connection_lost(exc: Exception) -> bool:
+    """The database stopped answering, or this transaction's connection died."""
+    return isinstance(exc, DatabaseUnavailable) or (isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated)
