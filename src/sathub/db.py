@@ -18,7 +18,7 @@ from sqlalchemy import event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 
-from sathub.deadlines import PROBE_SECONDS, Deadlines, SilentServer
+from sathub.deadlines import CONNECT_SECONDS, PROBE_SECONDS, Deadlines, SilentServer
 
 metadata = sa.MetaData()
 T = TypeVar("T")
@@ -110,7 +110,9 @@ def create_engine(url: str, pool_size: int = 5, max_overflow: int = 5, timeout: 
                               connect_args=connect_args)
     deadlines = _deadlines[engine] = Deadlines(lambda: _try_connection(engine, connect_args))
     deadlines.block_seconds = timeout
-    event.listen(engine, "do_connect", lambda dialect, _record, cargs, cparams: _open(deadlines, dialect, cargs, cparams))
+    if timeout is not None:  # serving: commands wait for the server as psycopg does
+        event.listen(engine, "do_connect",
+                     lambda dialect, _record, cargs, cparams: _open(deadlines, dialect, cargs, cparams))
     # Each checkout pings (as pool_pre_ping would) under a deadline: a connection that died while
     # the server was away is replaced, and a server that stopped answering is noticed.
     event.listen(engine, "checkout", lambda dbapi_connection, *_: _ping(engine, deadlines, dbapi_connection))
@@ -136,10 +138,10 @@ def _under_deadline(deadlines: Deadlines | None, dbapi_connection, seconds: floa
 
 
 def _open(deadlines: Deadlines, dialect, cargs, cparams):
-    """A new pooled connection, or DatabaseUnavailable once its start-up outlived PROBE_SECONDS or
-    the server was declared silent: a request never waits psycopg's connect_timeout."""
+    """A new pooled connection, or DatabaseUnavailable once its start-up outlived CONNECT_SECONDS
+    or the server was declared silent (by a probe or ping, within PROBE_SECONDS of its silence)."""
     try:
-        return deadlines.open(lambda: dialect.connect(*cargs, **cparams), PROBE_SECONDS)
+        return deadlines.open(lambda: dialect.connect(*cargs, **cparams), CONNECT_SECONDS)
     except SilentServer as exc:
         raise DatabaseUnavailable(SILENT) from exc
 

@@ -10,11 +10,12 @@ A connection being opened has no socket to cut yet, and psycopg waits its connec
 seconds) for a server that accepted it and says nothing: the attempt runs in a thread of its own,
 and the caller stops waiting for it at its deadline or when the server is declared silent.
 
-A trivial query (the revision probe, the ping at checkout) or a connection's start-up that
-outlives PROBE_SECONDS means the server stopped answering: every watched connection is cut at
-once, every connection attempt given up, new work fails at once with DatabaseUnavailable instead
-of connecting to a server that would not answer, and a background thread tries a fresh
-connection every RETRY_SECONDS until one answers (docs/design.md, "Database unavailable")."""
+A trivial query (the revision probe, the ping at checkout) that outlives PROBE_SECONDS, or a
+connection's start-up that outlives CONNECT_SECONDS, means the server stopped answering: every
+watched connection is cut at once, every connection attempt given up, new work fails at once with
+DatabaseUnavailable instead of connecting to a server that would not answer, and a background
+thread tries a fresh connection every RETRY_SECONDS until one answers (docs/design.md, "Database
+unavailable")."""
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ from typing import Any
 log = logging.getLogger("sathub.db")
 
 PROBE_SECONDS = 0.5
+# A connection's start-up is several round trips and a new server process: on a loaded machine a
+# healthy server took more than PROBE_SECONDS. A silence declared meanwhile ends the wait at once.
+CONNECT_SECONDS = 2.0
 RETRY_SECONDS = 0.25
 _TICK = 0.05
 _IDLE_EXIT = 5.0

@@ -3,6 +3,7 @@ its own once it is back, without restarting sathub (status-api.md 4.6)."""
 
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import sqlalchemy as sa
@@ -119,35 +120,54 @@ def test_a_server_that_stops_answering_is_503_within_a_second_then_recovers(prox
 
 
 @pytest.mark.timeout(60, method="thread")
-def test_a_connection_the_server_never_completes_is_given_up_like_a_silent_query(proxied_database):
+def test_a_connection_the_server_never_completes_is_given_up(proxied_database):
     """A write that finds the pool empty opens a connection. A frozen server accepts it and never
-    completes the start-up, and psycopg would wait its connect_timeout (3 s): the attempt is given up
-    within a second, and the server declared silent (deadlines.py)."""
+    completes the start-up, and psycopg would wait its connect_timeout (3 s): the attempt ends as
+    soon as a probe declares the server silent (within 0.5 s), or after CONNECT_SECONDS when
+    nothing else asks the server (deadlines.py)."""
     url, proxy = proxied_database
     proxy.start()
-    engine = db.create_engine(url)
-    with db.connect(engine) as conn:
-        assert conn.exec_driver_sql("SELECT 1").scalar_one() == 1
+    engine = db.create_engine(url, timeout=10)  # a serving engine
+    probe = db.RevisionProbe(engine)
+    probe.read()
     engine.pool.dispose()  # no idle connection left: the next one is opened
     proxy.blackhole()
-    started = time.monotonic()
-    with pytest.raises(db.DatabaseUnavailable), db.connect(engine, write=True):
-        pass
-    assert time.monotonic() - started < 1.0
+
+    def write() -> float:
+        started = time.monotonic()
+        with pytest.raises(db.DatabaseUnavailable), db.connect(engine, write=True):
+            pass
+        return time.monotonic() - started
+
+    with ThreadPoolExecutor(1) as pool:
+        writing = pool.submit(write)
+        time.sleep(0.05)  # the write is waiting for its connection
+        with pytest.raises(db.DatabaseUnavailable):
+            probe.read()  # silent for 0.5 s: declared
+        assert writing.result() < 1.0
     with pytest.raises(db.DatabaseUnavailable, match=db.SILENT), db.connect(engine):
         pass  # refused at once: declared silent
+    wait_until_answering(engine, proxy)
+
+    engine.pool.dispose()
+    proxy.blackhole()  # and now nothing else asks the server
+    assert 2.0 <= write() < 2.5
+    wait_until_answering(engine, proxy)
+    engine.dispose()
+    proxy.stop()
+
+
+def wait_until_answering(engine, proxy) -> None:
     proxy.restore()
     deadline = time.monotonic() + 2
     while True:
         try:
             with db.connect(engine) as conn:
                 assert conn.exec_driver_sql("SELECT 1").scalar_one() == 1
-            break
+            return
         except db.DatabaseUnavailable:
             assert time.monotonic() < deadline, "not back within 2 s of the server answering again"
             time.sleep(0.05)
-    engine.dispose()
-    proxy.stop()
 
 
 @pytest.mark.timeout(60, method="thread")
