@@ -14,13 +14,15 @@ import argparse
 import re
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from status_load import BIN, OUT, ROOT, database_facts, code_version, start, stop, wait_until_up  # noqa: E402
+from status_load import (BIN, OUT, ROOT, code_version, database_facts, group_cpu_seconds,  # noqa: E402
+                         postgres_cpu_seconds, start, stop, wait_until_up)
 
 sys.path.insert(0, str(ROOT / "src"))
 from sathub import db  # noqa: E402
@@ -84,6 +86,9 @@ def main() -> None:
     parser.add_argument("--label", required=True)
     parser.add_argument("--duration", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=2,
+                        help="seconds of POSTs before the first round, not measured: a server that has written "
+                             "before, with its database connections open, as a burst after a pass finds it")
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8761)
@@ -98,24 +103,39 @@ def main() -> None:
     base = f"http://127.0.0.1:{args.port}"
     server = start([str(BIN / "sathub"), "serve", "--workers", str(args.workers), "--port", str(args.port)],
                    {"SATHUB_DATABASE_URL": args.database_url, "SATHUB_LOG_LEVEL": "warning"})
+    postgres = args.database_url.startswith("postgresql")
+
+    def cpu_now() -> tuple[float, float]:
+        return group_cpu_seconds(server.pid), postgres_cpu_seconds() if postgres else 0.0
+
+    def prepared_instant() -> str:
+        instant = (datetime.now(UTC) - timedelta(minutes=30)).replace(second=0, microsecond=0)
+        prepare(engine, instant)
+        return instant.strftime("%Y-%m-%dT%H:%M:%SZ")
+
     rows = []
     try:
         wait_until_up(f"{base}/api/v1/statuses.php")
+        if args.warmup and not args.no_writes:
+            burst(base, args.warmup, args.connections, prepared_instant())
+            time.sleep(1)  # the writes in flight when wrk stopped land before the first round's count
         for _ in range(args.rounds):
-            instant = (datetime.now(UTC) - timedelta(minutes=30)).replace(second=0, microsecond=0)
-            prepare(engine, instant)
+            instant = prepared_instant()
+            cpu = cpu_now()
             reads = None if args.no_reads else subprocess.Popen(
                 ["wrk", "-t1", "-c4", f"-d{args.duration}s", "--latency", f"{base}{args.read_path}"],
                 stdout=subprocess.PIPE, text=True)
             if args.no_writes:
-                writes, hot_sent, new_sent = {"rps": 0.0, "p50": 0.0, "p99": 0.0, "errors": 0}, 0, 0
+                writes, hot_sent, new_sent = {"rps": 0.0, "p50": 0.0, "p99": 0.0, "errors": 0, "requests": 0}, 0, 0
             else:
-                writes, hot_sent, new_sent = burst(base, args.duration, args.connections,
-                                                   instant.strftime("%Y-%m-%dT%H:%M:%SZ"))
-            read = parse(reads.communicate()[0]) if reads else {"rps": 0.0, "p99": 0.0, "errors": 0}
+                writes, hot_sent, new_sent = burst(base, args.duration, args.connections, instant)
+            read = parse(reads.communicate()[0]) if reads else {"rps": 0.0, "p99": 0.0, "errors": 0, "requests": 0}
+            served = max(writes["requests"] + read["requests"], 1)
+            cpu_us = [(now - before) * 1e6 / served for now, before in zip(cpu_now(), cpu)]
             new_rows, hot_rows = counts(engine)
             rows.append({**writes, "hot": hot_sent, "new": new_sent, "new_rows": new_rows, "hot_rows": hot_rows,
-                         "read_rps": read["rps"], "read_p99": read["p99"], "read_errors": read["errors"]})
+                         "read_rps": read["rps"], "read_p99": read["p99"], "read_errors": read["errors"],
+                         "cpu_us": cpu_us})
     finally:
         stop(server)
         engine.dispose()
@@ -124,16 +144,20 @@ def main() -> None:
              f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; `sathub serve --workers {args.workers}`; "
              f"wrk -t1 -c{args.connections} -d{args.duration}s POSTs (30 % into existing slots)"
              + (" alone." if args.no_reads else f" while wrk -c4 reads {args.read_path}.")
-             + (" **No POSTs: the reader alone.**" if args.no_writes else ""), "",
+             + (" **No POSTs: the reader alone.**" if args.no_writes else "")
+             + (f" {args.warmup} s of POSTs before round 1, not measured." if args.warmup and not args.no_writes else "")
+             + " CPU: the server's processes" + (" / PostgreSQL's" if postgres else "")
+             + ", per request served (POSTs and reads).", "",
              "| round | POST/s | p50 ms | p99 ms | non-2xx | new slots sent / rows | hot sent / rows (500) "
-             "| reads/s | read p99 ms |", "|---|---|---|---|---|---|---|---|---|"]
+             "| reads/s | read p99 ms | CPU µs/req |", "|---|---|---|---|---|---|---|---|---|---|"]
     for number, row in enumerate(rows, 1):
         # Requests still in flight when wrk stops (at most one per connection) may or may not be stored.
         complete = row["new"] - args.connections <= row["new_rows"] <= row["new"]
         stored = "ok" if row["errors"] == 0 and complete and row["hot_rows"] == 500 else "**LOST**"
         lines.append(f"| {number} | {row['rps']:,.0f} | {row['p50']:.1f} | {row['p99']:.1f} | {row['errors']} "
                      f"| {row['new']:,} / {row['new_rows']:,} {stored} | {row['hot']:,} / {row['hot_rows']} "
-                     f"| {row['read_rps']:,.0f} | {row['read_p99']:.1f} |")
+                     f"| {row['read_rps']:,.0f} | {row['read_p99']:.1f} "
+                     f"| {' / '.join(f'{us:.0f}' for us in row['cpu_us'][:2 if postgres else 1])} |")
     text = "\n".join(lines)
     print(text)
     OUT.mkdir(exist_ok=True)

@@ -122,13 +122,23 @@ def wrk(base: str, method: str, path: str, seconds: int, connections: int, threa
 def group_cpu_seconds(pgid: int) -> float:
     """CPU time the processes of a process group (a server and its workers) have used so far: per
     request, a figure that other jobs on the machine disturb far less than req/s."""
+    return _cpu_seconds(lambda command, fields: int(fields[2]) == pgid)  # pgrp
+
+
+def postgres_cpu_seconds() -> float:
+    """CPU time PostgreSQL's processes (its backends, WAL writer, checkpointer...) have used so far."""
+    return _cpu_seconds(lambda command, fields: command == "postgres")
+
+
+def _cpu_seconds(counted) -> float:
     ticks = 0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()  # after the command name
+            head, tail = stat.read_text().rsplit(")", 1)
         except OSError:  # the process ended meanwhile
             continue
-        if int(fields[2]) == pgid:  # pgrp; then utime and stime, fields 14 and 15 of proc(5)
+        fields = tail.split()  # after the command name
+        if counted(head.split("(", 1)[1], fields):  # utime and stime: fields 14 and 15 of proc(5)
             ticks += int(fields[11]) + int(fields[12])
     return ticks / os.sysconf("SC_CLK_TCK")
 

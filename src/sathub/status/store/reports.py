@@ -94,18 +94,23 @@ def _runs_of_distinct_slots(rows: list[dict]) -> list[list[dict]]:
 def _upsert_run(conn: Connection, run: list[dict]) -> list[Stored]:
     """One statement for reports of distinct slots; its rows come back in no set order, so they
     are matched to the reports by the values they were given (a replacement takes them all)."""
+    dialect_name = conn.dialect.name
     written = {(row.name, row.day, row.hour, row.period, row.callsign): row
-               for row in conn.execute(_insert_or_replace(conn.dialect.name), run)}
+               for row in conn.execute(_insert_or_replace(dialect_name), _as_given(dialect_name, run, _GIVEN))}
     results = [written[(row["name"], row["day"], row["hour"], row["period"], row["callsign"])] for row in run]
     _add_to_totals(conn, [(row.name_key, row.day, row.hour) for row in results if row.replaced_report is None])
     return [Stored(id=row.id, replaced_count=0 if row.replaced_report is None else 1) for row in results]
+
+
+# The columns a write gives, in the order _unnested selects them.
+_GIVEN = ("name", "day", "hour", "period", "callsign", "report", "grid_square")
 
 
 @cache
 def _insert_or_replace(dialect_name: str):
     """Built once per dialect: every write of the API and the form runs it, and building and
     compiling it again cost more than executing it."""
-    statement = insert_for(dialect_name)(reports)
+    statement = _insert_given(dialect_name, reports, _GIVEN)
     return statement.on_conflict_do_update(
         index_elements=_slot,
         set_={"id": _new_id(dialect_name), "name": statement.excluded.name, "callsign": statement.excluded.callsign,
@@ -113,6 +118,29 @@ def _insert_or_replace(dialect_name: str):
               "replaced_report": reports.c.report},
     ).returning(reports.c.id, reports.c.replaced_report, _name_key, reports.c.name, reports.c.day, reports.c.hour,
                 reports.c.period, reports.c.callsign)
+
+
+def _insert_given(dialect_name: str, table: sa.Table, columns: tuple[str, ...]):
+    """INSERT of rows given as parameters: on SQLite a VALUES row per parameter set (executemany);
+    on PostgreSQL, one array parameter per column, unnested. A statement of one text, whatever the
+    number of rows, is one psycopg converts to $n placeholders once and the server plans once (it
+    prepares it): the text of a VALUES list grows with every row, and converting it took a fifth of
+    the writer thread's time in a burst."""
+    statement = insert_for(dialect_name)(table)
+    if dialect_name != "postgresql":
+        return statement
+    # Text arrays, not VARCHAR(n): a cast to VARCHAR(n) would cut a longer value where the column refuses it.
+    arrays = [sa.bindparam(name, type_=sa.ARRAY(sa.Text if isinstance(table.c[name].type, sa.String)
+                                                else table.c[name].type)) for name in columns]
+    rows = sa.func.unnest(*arrays).table_valued(*columns).render_derived(with_types=False)
+    return statement.from_select(columns, sa.select(*(rows.c[name] for name in columns)))
+
+
+def _as_given(dialect_name: str, rows: list[dict], columns: tuple[str, ...]) -> list[dict] | dict:
+    """The parameters of an _insert_given statement: the rows, or on PostgreSQL one array per column."""
+    if dialect_name != "postgresql":
+        return rows
+    return {name: [row[name] for row in rows] for name in columns}
 
 
 def _new_id(dialect_name: str):
@@ -288,14 +316,18 @@ def _add_to_totals(conn: Connection, inserted: Iterable[tuple[str, date, int]]) 
         if key not in latest or (day, hour) > latest[key]:
             latest[key] = (day, hour)
     if counts:
-        conn.execute(_totals_upsert(conn.dialect.name), [
+        dialect_name = conn.dialect.name
+        conn.execute(_totals_upsert(dialect_name), _as_given(dialect_name, [
             {"name_key": key, "report_count": count, "latest_day": latest[key][0], "latest_hour": latest[key][1]}
-            for key, count in counts.items()])
+            for key, count in counts.items()], _TOTALS))
+
+
+_TOTALS = ("name_key", "report_count", "latest_day", "latest_hour")
 
 
 @cache
 def _totals_upsert(dialect_name: str):
-    statement = insert_for(dialect_name)(report_totals)
+    statement = _insert_given(dialect_name, report_totals, _TOTALS)
     newer = sa.or_(statement.excluded.latest_day > report_totals.c.latest_day,
                    sa.and_(statement.excluded.latest_day == report_totals.c.latest_day,
                            statement.excluded.latest_hour > report_totals.c.latest_hour))
