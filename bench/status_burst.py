@@ -59,6 +59,11 @@ def counts(engine) -> tuple[int, int]:
     return new, hot
 
 
+def revision(engine) -> int:
+    with db.connect(engine) as conn:
+        return conn.execute(sa.text("SELECT revision FROM data_revision WHERE id = 1")).scalar()
+
+
 def burst(base: str, seconds: int, connections: int, instant: str) -> tuple[dict, int, int]:
     command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "5s",
                "-s", str(BURST_LUA), f"{base}/api/v1/reports.php", "--", instant]
@@ -121,7 +126,7 @@ def main() -> None:
             time.sleep(1)  # the writes in flight when wrk stopped land before the first round's count
         for _ in range(args.rounds):
             instant = prepared_instant()
-            cpu = cpu_now()
+            cpu, moves = cpu_now(), revision(engine)
             reads = None if args.no_reads else subprocess.Popen(
                 ["wrk", "-t1", "-c4", f"-d{args.duration}s", "--latency", f"{base}{args.read_path}"],
                 stdout=subprocess.PIPE, text=True)
@@ -132,10 +137,11 @@ def main() -> None:
             read = parse(reads.communicate()[0]) if reads else {"rps": 0.0, "p99": 0.0, "errors": 0, "requests": 0}
             served = max(writes["requests"] + read["requests"], 1)
             cpu_us = [(now - before) * 1e6 / served for now, before in zip(cpu_now(), cpu)]
+            moves = revision(engine) - moves
             new_rows, hot_rows = counts(engine)
             rows.append({**writes, "hot": hot_sent, "new": new_sent, "new_rows": new_rows, "hot_rows": hot_rows,
                          "read_rps": read["rps"], "read_p99": read["p99"], "read_errors": read["errors"],
-                         "cpu_us": cpu_us})
+                         "cpu_us": cpu_us, "per_move": writes["requests"] / max(moves, 1)})
     finally:
         stop(server)
         engine.dispose()
@@ -147,9 +153,12 @@ def main() -> None:
              + (" **No POSTs: the reader alone.**" if args.no_writes else "")
              + (f" {args.warmup} s of POSTs before round 1, not measured." if args.warmup and not args.no_writes else "")
              + " CPU: the server's processes" + (" / PostgreSQL's" if postgres else "")
-             + ", per request served (POSTs and reads).", "",
+             + ", per request served (POSTs and reads)."
+             + (" POSTs/move: POSTs per move of the data revision, which moves once per statement that writes "
+                "reports (about once per group-commit transaction)." if postgres else ""), "",
              "| round | POST/s | p50 ms | p99 ms | non-2xx | new slots sent / rows | hot sent / rows (500) "
-             "| reads/s | read p99 ms | CPU µs/req |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "| reads/s | read p99 ms | CPU µs/req |" + (" POSTs/move |" if postgres else ""),
+             "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if postgres else "")]
     for number, row in enumerate(rows, 1):
         # Requests still in flight when wrk stops (at most one per connection) may or may not be stored.
         complete = row["new"] - args.connections <= row["new_rows"] <= row["new"]
@@ -157,7 +166,8 @@ def main() -> None:
         lines.append(f"| {number} | {row['rps']:,.0f} | {row['p50']:.1f} | {row['p99']:.1f} | {row['errors']} "
                      f"| {row['new']:,} / {row['new_rows']:,} {stored} | {row['hot']:,} / {row['hot_rows']} "
                      f"| {row['read_rps']:,.0f} | {row['read_p99']:.1f} "
-                     f"| {' / '.join(f'{us:.0f}' for us in row['cpu_us'][:2 if postgres else 1])} |")
+                     f"| {' / '.join(f'{us:.0f}' for us in row['cpu_us'][:2 if postgres else 1])} |"
+                     + (f" {row['per_move']:.1f} |" if postgres else ""))
     text = "\n".join(lines)
     print(text)
     OUT.mkdir(exist_ok=True)

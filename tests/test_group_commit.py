@@ -3,6 +3,7 @@ outcome, and none is reported before its transaction committed."""
 
 import asyncio
 import threading
+import time
 
 import pytest
 import sqlalchemy as sa
@@ -234,3 +235,42 @@ def test_a_write_whose_event_loop_is_gone_does_not_stop_the_writes_after_it(engi
     asyncio.run(abandon())  # its loop closes while the write is in its transaction
     release.set()
     assert asyncio.run(asyncio.wait_for(writes.run(insert_client, 2), 5)) == 2
+
+
+def test_in_a_burst_the_writer_pauses_so_that_writes_arriving_just_after_a_commit_join_the_next(engine):
+    commits = count_commits(engine)
+    writes = GroupCommit(engine, gather_seconds=0.5)
+    started, release = threading.Event(), threading.Event()
+
+    def slow(conn, number):
+        started.set()
+        release.wait(5)
+        return insert_client(conn, number)
+
+    async def burst():
+        first = asyncio.ensure_future(writes.run(slow, 1))
+        await asyncio.to_thread(started.wait, 5)
+        second = asyncio.ensure_future(writes.run(insert_client, 2))  # arrives during the first's transaction
+        await asyncio.sleep(0)
+        release.set()
+        await first
+        # Arrives after the first transaction committed: without the pause, the second would be
+        # in a transaction of its own by now.
+        return await asyncio.gather(second, writes.run(insert_client, 3))
+
+    assert asyncio.run(burst()) == [2, 3]
+    assert len(commits) == 2
+
+
+def test_a_write_that_finds_the_writer_idle_is_not_paused(engine):
+    writes = GroupCommit(engine, gather_seconds=2.0)
+
+    async def one_after_the_other():
+        elapsed = []
+        for number in (1, 2, 3):
+            start = time.monotonic()
+            await writes.run(insert_client, number)
+            elapsed.append(time.monotonic() - start)
+        return elapsed
+
+    assert max(asyncio.run(one_after_the_other())) < 1.0
