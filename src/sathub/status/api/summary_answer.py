@@ -35,16 +35,18 @@ class SummaryAnswer:
     catalog_revision: int
     names: tuple[str, ...]  # in the answer's order
     groups: dict[str, tuple[_Group, ...]]  # by name, in the answer's order
+    display_names: dict[str, str | None]  # by name: a read `since` does not join the catalog
     body: bytes
 
     @classmethod
     def of(cls, read: SummaryRead, hours: int) -> SummaryAnswer:
         """The whole answer, from a read without `since`."""
         by_name: dict[str, dict[str, _Group]] = {}
+        display_names = {row.name: row.satellite_display_name for row in read.groups}
         for row in read.groups:
-            by_name.setdefault(row.name, {})[row.report] = _group(row)
+            by_name.setdefault(row.name, {})[row.report] = _group(row, display_names[row.name])
         groups = {name: _ordered(reports.values()) for name, reports in by_name.items()}
-        return cls._made(hours, read, tuple(by_name), groups)
+        return cls._made(hours, read, tuple(by_name), groups, display_names)
 
     def updated(self, read: SummaryRead) -> SummaryAnswer | None:
         """This answer with the groups of a read `since` its revision applied, or None when it must
@@ -55,25 +57,26 @@ class SummaryAnswer:
         for row in read.groups:
             if row.name not in self.groups and row.report_count:
                 return None
-            changed.setdefault(row.name, {})[row.report] = _group(row) if row.report_count else None
+            changed.setdefault(row.name, {})[row.report] = (_group(row, self.display_names[row.name])
+                                                            if row.report_count else None)
         groups = dict(self.groups)
         for name, reports in changed.items():
             kept = {group.report: group for group in groups.get(name, ())}
             kept.update(reports)
             groups[name] = _ordered(group for group in kept.values() if group is not None)
         names = tuple(name for name in self.names if groups[name])
-        return self._made(self.hours, read, names, {name: groups[name] for name in names})
+        return self._made(self.hours, read, names, {name: groups[name] for name in names}, self.display_names)
 
     @classmethod
-    def _made(cls, hours: int, read: SummaryRead, names: tuple[str, ...],
-              groups: dict[str, tuple[_Group, ...]]) -> SummaryAnswer:
+    def _made(cls, hours: int, read: SummaryRead, names: tuple[str, ...], groups: dict[str, tuple[_Group, ...]],
+              display_names: dict[str, str | None]) -> SummaryAnswer:
         data = [group.fragment for name in names for group in groups[name]]
         body = php_pretty_json({"data": data, "meta": {"hours": hours, "count": len(data)}}).encode()
-        return cls(hours, read.revision, read.catalog_revision, names, groups, body)
+        return cls(hours, read.revision, read.catalog_revision, names, groups, display_names, body)
 
 
-def _group(row) -> _Group:
-    entry = {"name": row.name, "satellite_display_name": row.satellite_display_name, "report": row.report,
+def _group(row, display_name: str | None) -> _Group:
+    entry = {"name": row.name, "satellite_display_name": display_name, "report": row.report,
              "report_count": row.report_count, "latest_reported_time": times.read_form_time_of_hour_number(row.latest)}
     return _Group(row.report, row.report_count, PrettyFragment(php_pretty_json(entry, _ENTRY_INDENT)))
 
