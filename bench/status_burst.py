@@ -67,9 +67,34 @@ def revision(engine) -> int:
 def burst(base: str, seconds: int, connections: int, instant: str) -> tuple[dict, int, int]:
     command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "5s",
                "-s", str(BURST_LUA), f"{base}/api/v1/reports.php", "--", instant]
-    text = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    wrk = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    time.sleep(seconds / 2)
+    spread = connections_per_worker(int(base.rsplit(":", 1)[1]), wrk.pid)
+    text = wrk.communicate()[0]
+    if wrk.returncode:
+        raise RuntimeError(f"wrk exited {wrk.returncode}")
     hot, new = map(int, re.search(r"SENT hot=(\d+) new=(\d+)", text).groups())
-    return parse(text), hot, new
+    return {**parse(text), "spread": spread}, hot, new
+
+
+def connections_per_worker(port: int, client_pid: int) -> str:
+    """How the POSTing wrk's connections fell on the server's worker processes, e.g. "27/37": each
+    worker accepts whatever connections arrive while it is the first awake, and the spread decides
+    much of a round's p99 (bench/README.md, "Seventh session")."""
+    lines = subprocess.run(["ss", "-tnpH", "state", "established"], capture_output=True, text=True).stdout
+    ours, workers = set(), {}
+    for line in lines.splitlines():
+        local, peer = line.split()[2:4]
+        owner = re.search(r"pid=(\d+)", line)
+        if owner and int(owner.group(1)) == client_pid:
+            ours.add(local)
+        elif owner and local.endswith(f":{port}"):
+            workers[peer] = owner.group(1)
+    counts: dict[str, int] = {}
+    for peer, worker in workers.items():
+        if peer in ours:
+            counts[worker] = counts.get(worker, 0) + 1
+    return "/".join(str(n) for n in sorted(counts.values())) or "?"
 
 
 def parse(text: str) -> dict:
@@ -131,7 +156,8 @@ def main() -> None:
                 ["wrk", "-t1", "-c4", f"-d{args.duration}s", "--latency", f"{base}{args.read_path}"],
                 stdout=subprocess.PIPE, text=True)
             if args.no_writes:
-                writes, hot_sent, new_sent = {"rps": 0.0, "p50": 0.0, "p99": 0.0, "errors": 0, "requests": 0}, 0, 0
+                writes, hot_sent, new_sent = {"rps": 0.0, "p50": 0.0, "p99": 0.0, "errors": 0, "requests": 0,
+                                              "spread": ""}, 0, 0
             else:
                 writes, hot_sent, new_sent = burst(base, args.duration, args.connections, instant)
             read = parse(reads.communicate()[0]) if reads else {"rps": 0.0, "p99": 0.0, "errors": 0, "requests": 0}
@@ -157,8 +183,8 @@ def main() -> None:
              + (" POSTs/move: POSTs per move of the data revision, which moves once per statement that writes "
                 "reports (about once per group-commit transaction)." if postgres else ""), "",
              "| round | POST/s | p50 ms | p99 ms | non-2xx | new slots sent / rows | hot sent / rows (500) "
-             "| reads/s | read p99 ms | CPU µs/req |" + (" POSTs/move |" if postgres else ""),
-             "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if postgres else "")]
+             "| reads/s | read p99 ms | CPU µs/req |" + (" POSTs/move |" if postgres else "") + " POST conns per worker |",
+             "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if postgres else "") + "---|"]
     for number, row in enumerate(rows, 1):
         # Requests still in flight when wrk stops (at most one per connection) may or may not be stored.
         complete = row["new"] - args.connections <= row["new_rows"] <= row["new"]
@@ -167,7 +193,7 @@ def main() -> None:
                      f"| {row['new']:,} / {row['new_rows']:,} {stored} | {row['hot']:,} / {row['hot_rows']} "
                      f"| {row['read_rps']:,.0f} | {row['read_p99']:.1f} "
                      f"| {' / '.join(f'{us:.0f}' for us in row['cpu_us'][:2 if postgres else 1])} |"
-                     + (f" {row['per_move']:.1f} |" if postgres else ""))
+                     + (f" {row['per_move']:.1f} |" if postgres else "") + f" {row['spread']} |")
     text = "\n".join(lines)
     print(text)
     OUT.mkdir(exist_ok=True)
