@@ -124,8 +124,8 @@ def _insert_given(dialect_name: str, table: sa.Table, columns: tuple[str, ...]):
     """INSERT of rows given as parameters: on SQLite a VALUES row per parameter set (executemany);
     on PostgreSQL, one array parameter per column, unnested. A statement of one text, whatever the
     number of rows, is one psycopg converts to $n placeholders once and the server plans once (it
-    prepares it): the text of a VALUES list grows with every row, and converting it took a fifth of
-    the writer thread's time in a burst."""
+    prepares it): the text of a VALUES list grows with every row, and converting it was the writer
+    thread's largest item in a burst's profile."""
     statement = insert_for(dialect_name)(table)
     if dialect_name != "postgresql":
         return statement
