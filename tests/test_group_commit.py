@@ -21,6 +21,18 @@ def insert_client(conn, number: int) -> int:
     return number
 
 
+def held_write():
+    """insert_client that holds its transaction open until `release` is set; `started` tells it runs."""
+    started, release = threading.Event(), threading.Event()
+
+    def slow(conn, number):
+        started.set()
+        release.wait(5)
+        return insert_client(conn, number)
+
+    return slow, started, release
+
+
 def count_commits(engine) -> list:
     commits = []
     event.listen(engine, "commit", lambda conn: commits.append(1))
@@ -220,12 +232,7 @@ def test_the_writers_lock_is_taken_after_the_checks_and_only_by_a_transaction_th
 
 def test_a_write_whose_event_loop_is_gone_does_not_stop_the_writes_after_it(engine):
     writes = GroupCommit(engine)
-    started, release = threading.Event(), threading.Event()
-
-    def slow(conn, number):
-        started.set()
-        release.wait(5)
-        return insert_client(conn, number)
+    slow, started, release = held_write()
 
     async def abandon():
         asyncio.ensure_future(writes.run(slow, 1))
@@ -240,12 +247,7 @@ def test_a_write_whose_event_loop_is_gone_does_not_stop_the_writes_after_it(engi
 def test_in_a_burst_the_writer_pauses_so_that_writes_arriving_just_after_a_commit_join_the_next(engine):
     commits = count_commits(engine)
     writes = GroupCommit(engine, gather_seconds=0.5)
-    started, release = threading.Event(), threading.Event()
-
-    def slow(conn, number):
-        started.set()
-        release.wait(5)
-        return insert_client(conn, number)
+    slow, started, release = held_write()
 
     async def burst():
         first = asyncio.ensure_future(writes.run(slow, 1))
