@@ -158,6 +158,23 @@ def test_summary_reads_the_same_as_a_scan(engine):
     ]
 
 
+def test_a_value_longer_than_its_column_is_refused_or_kept_whole_never_cut(engine):
+    """PostgreSQL refuses a callsign longer than its VARCHAR(32); SQLite keeps it whole. The
+    group insert must not cut it on the way (a cast to VARCHAR(32) would, silently)."""
+    empty_all_tables(engine)
+    long_callsign = "W" * 40
+    try:
+        with connect(engine, write=True) as conn:
+            report_store.insert_or_replace_in_order(conn, [dict(
+                name="AO-91", day=DAYS[0], hour=1, period=0, callsign=long_callsign, report="Heard",
+                grid_square=None)])
+    except sa.exc.DBAPIError:
+        assert engine.dialect.name == "postgresql"
+    with connect(engine) as conn:
+        stored = conn.execute(sa.select(reports.c.callsign)).scalars().all()
+    assert stored == ([] if engine.dialect.name == "postgresql" else [long_callsign])
+
+
 def test_migration_counts_existing_reports(database_url, tmp_path):
     """An existing deployment upgrading to 0004 gets the counts of the reports it already holds."""
     if database_url.startswith("postgresql"):

@@ -102,7 +102,7 @@ def _upsert_run(conn: Connection, run: list[dict]) -> list[Stored]:
     return [Stored(id=row.id, replaced_count=0 if row.replaced_report is None else 1) for row in results]
 
 
-# The columns a write gives, in the order _unnested selects them.
+# The columns of a report a write gives (_insert_given).
 _GIVEN = ("name", "day", "hour", "period", "callsign", "report", "grid_square")
 
 
@@ -243,7 +243,7 @@ def _summary_query(dialect_name: str, changed_only: bool) -> sa.Select:
     rows = data_revision.outerjoin(groups, sa.true())
     if changed_only:
         # Neither the catalog nor an order: the answer being updated has the display names of its
-        # names and orders its groups itself (the join and the sort were a third of this statement).
+        # names and orders its groups itself (summary_answer.py).
         return sa.select(*columns).select_from(rows).where(data_revision.c.id == 1)
     rank = sa.case({value: i for i, value in enumerate(REPORT_VALUES)}, value=groups.c.report,
                    else_=len(REPORT_VALUES))
