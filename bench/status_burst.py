@@ -1,9 +1,10 @@
 """Write bursts (issue 14): 64 connections POST reports as fast as they can for a few seconds,
 30 % of them into slots that already hold a report, against `sathub serve --workers 2` on the
 1M-report dataset, while one more wrk reads summary.php. Checks that every acknowledged report
-was stored (rows added = new slots sent, each hot slot one row) and prints a markdown table.
---no-writes runs the reader alone (the read p99 to compare the burst's with), --no-reads the
-burst alone.
+was stored (rows added = new slots sent, each hot slot one row) and prints a markdown table,
+with the CPU time per request served (the server's processes and PostgreSQL's), the POSTs per
+move of the data revision, and how the POST connections fell on the workers. --no-writes runs
+the reader alone (the read p99 to compare the burst's with), --no-reads the burst alone.
 
     .venv/bin/python bench/status_burst.py --database-url sqlite:///bench/out/status.db --label sqlite
 """
