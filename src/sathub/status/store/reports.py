@@ -94,9 +94,8 @@ def _runs_of_distinct_slots(rows: list[dict]) -> list[list[dict]]:
 def _upsert_run(conn: Connection, run: list[dict]) -> list[Stored]:
     """One statement for reports of distinct slots; its rows come back in no set order, so they
     are matched to the reports by the values they were given (a replacement takes them all)."""
-    dialect_name = conn.dialect.name
     written = {(row.name, row.day, row.hour, row.period, row.callsign): row
-               for row in conn.execute(_insert_or_replace(dialect_name), _as_given(dialect_name, run, _GIVEN))}
+               for row in conn.execute(_insert_or_replace(conn.dialect.name), _as_given(conn, run, _GIVEN))}
     results = [written[(row["name"], row["day"], row["hour"], row["period"], row["callsign"])] for row in run]
     _add_to_totals(conn, [(row.name_key, row.day, row.hour) for row in results if row.replaced_report is None])
     return [Stored(id=row.id, replaced_count=0 if row.replaced_report is None else 1) for row in results]
@@ -136,9 +135,9 @@ def _insert_given(dialect_name: str, table: sa.Table, columns: tuple[str, ...]):
     return statement.from_select(columns, sa.select(*(rows.c[name] for name in columns)))
 
 
-def _as_given(dialect_name: str, rows: list[dict], columns: tuple[str, ...]) -> list[dict] | dict:
+def _as_given(conn: Connection, rows: list[dict], columns: tuple[str, ...]) -> list[dict] | dict:
     """The parameters of an _insert_given statement: the rows, or on PostgreSQL one array per column."""
-    if dialect_name != "postgresql":
+    if conn.dialect.name != "postgresql":
         return rows
     return {name: [row[name] for row in rows] for name in columns}
 
@@ -320,8 +319,7 @@ def _add_to_totals(conn: Connection, inserted: Iterable[tuple[str, date, int]]) 
         if key not in latest or (day, hour) > latest[key]:
             latest[key] = (day, hour)
     if counts:
-        dialect_name = conn.dialect.name
-        conn.execute(_totals_upsert(dialect_name), _as_given(dialect_name, [
+        conn.execute(_totals_upsert(conn.dialect.name), _as_given(conn, [
             {"name_key": key, "report_count": count, "latest_day": latest[key][0], "latest_hour": latest[key][1]}
             for key, count in counts.items()], _TOTALS))
 
