@@ -62,7 +62,7 @@ def counts(engine) -> tuple[int, int]:
 
 def revision(engine) -> int:
     with db.connect(engine) as conn:
-        return conn.execute(sa.text("SELECT revision FROM data_revision WHERE id = 1")).scalar()
+        return conn.execute(sa.text(db.RevisionProbe.QUERY)).scalar()
 
 
 def burst(base: str, seconds: int, connections: int, instant: str) -> tuple[dict, int, int]:
