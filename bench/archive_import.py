@@ -163,7 +163,7 @@ def fresh_database(url: str | None, name: str) -> str:
 def measure(url: str, imports: list[tuple[str, list[Path]]]) -> None:
     sys.path.insert(0, str(ROOT / "src"))
     from sathub import db
-    from sathub.archive.importing.importer import import_archive
+    from sathub.archive.ingest.importer import import_archive
 
     engine = db.create_engine(url)
     db.upgrade(engine)

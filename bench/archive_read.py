@@ -306,7 +306,7 @@ def _count(engine: sa.Engine) -> int:
 
 
 def run_real(url: str, repeat: int) -> None:
-    from sathub.archive.importing.importer import import_archive
+    from sathub.archive.ingest.importer import import_archive
     engine = fresh_database(url)
     for path in sorted(MAIL.glob("*.mbox.gz")):
         print(import_archive(engine, path.name[: -len(".mbox.gz")], [path]).describe(), flush=True)

@@ -8,7 +8,11 @@ blocks, as it does after a write), and with --cold the block markup is forgotten
 
 `asgi_get` is also how bench/archive_live.py reads without HTTP.
 """
-import argparse, asyncio, statistics, time, warnings
+import argparse
+import asyncio
+import statistics
+import time
+import warnings
 
 
 async def asgi_get(app, path: str, headers: list[tuple[bytes, bytes]]) -> tuple[int, int]:

@@ -22,11 +22,22 @@ from pathlib import Path
 import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from status_load import (BIN, OUT, ROOT, code_version, database_facts, group_cpu_seconds,  # noqa: E402
-                         postgres_cpu_seconds, start, stop, wait_until_up)
+from status_load import (  # noqa: E402
+    BIN,
+    OUT,
+    ROOT,
+    code_version,
+    database_facts,
+    group_cpu_seconds,
+    postgres_cpu_seconds,
+    start,
+    stop,
+    wait_until_up,
+)
 
 sys.path.insert(0, str(ROOT / "src"))
 from sathub import db  # noqa: E402
+from sathub.status.revision import RevisionProbe  # noqa: E402
 from sathub.status.rules import period_of_minute  # noqa: E402
 from sathub.status.store import reports as report_store  # noqa: E402
 
@@ -62,7 +73,7 @@ def counts(engine) -> tuple[int, int]:
 
 def revision(engine) -> int:
     with db.connect(engine) as conn:
-        return conn.execute(sa.text(db.RevisionProbe.QUERY)).scalar()
+        return conn.execute(sa.text(RevisionProbe.QUERY)).scalar()
 
 
 def burst(base: str, seconds: int, connections: int, instant: str) -> tuple[dict, int, int]:

@@ -30,9 +30,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from status_load import code_version  # noqa: E402,F401  (re-exported for the scripts)
+
 from sathub import db  # noqa: E402
 from sathub.status.rules import period_of_minute  # noqa: E402
-from status_load import code_version  # noqa: E402,F401  (re-exported for the scripts)
 from tests.tcp_proxy import TcpProxy  # noqa: E402,F401  (re-exported for the scripts)
 
 PG_BASE = os.environ.get("SATHUB_FAULTS_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")

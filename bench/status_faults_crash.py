@@ -19,10 +19,24 @@ import sys
 import time
 
 import sqlalchemy as sa
-
-from status_faults_common import (OUT, POST_HEADERS, Connection, HttpError, Ledger, Server, Slots, body_bytes,
-                                  code_version, db, free_port, fresh_postgres, fresh_sqlite, now_utc, stored_rows,
-                                  verify)
+from status_faults_common import (
+    OUT,
+    POST_HEADERS,
+    Connection,
+    HttpError,
+    Ledger,
+    Server,
+    Slots,
+    body_bytes,
+    code_version,
+    db,
+    free_port,
+    fresh_postgres,
+    fresh_sqlite,
+    now_utc,
+    stored_rows,
+    verify,
+)
 
 
 async def run(server: Server, clients: int, kills: int, interval: tuple[float, float], tail: float,

@@ -16,9 +16,23 @@ import asyncio
 import sys
 import time
 
-from status_faults_common import (OUT, POST_HEADERS, Connection, HttpError, Ledger, Server, Slots, body_bytes,
-                                  code_version, free_port, fresh_postgres, now_utc, percentile, stored_rows,
-                                  verify)
+from status_faults_common import (
+    OUT,
+    POST_HEADERS,
+    Connection,
+    HttpError,
+    Ledger,
+    Server,
+    Slots,
+    body_bytes,
+    code_version,
+    free_port,
+    fresh_postgres,
+    now_utc,
+    percentile,
+    stored_rows,
+    verify,
+)
 
 
 async def load(ports: list[int], connections: int, posts: int, ledger: Ledger, slots: Slots) -> list[float]:

@@ -26,9 +26,24 @@ import json
 import sys
 import time
 
-from status_faults_common import (OUT, POST_HEADERS, Connection, HttpError, Ledger, Server, Slots, TcpProxy,
-                                  body_bytes, code_version, db, free_port, fresh_postgres, now_utc, stored_rows,
-                                  verify)
+from status_faults_common import (
+    OUT,
+    POST_HEADERS,
+    Connection,
+    HttpError,
+    Ledger,
+    Server,
+    Slots,
+    TcpProxy,
+    body_bytes,
+    code_version,
+    db,
+    free_port,
+    fresh_postgres,
+    now_utc,
+    stored_rows,
+    verify,
+)
 
 KINDS = {  # label: (method, path)
     "health": ("GET", "/api/v1/health.php"),

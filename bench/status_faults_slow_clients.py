@@ -16,8 +16,17 @@ import asyncio
 import sys
 import time
 
-from status_faults_common import (OUT, Connection, HttpError, Server, code_version, free_port, fresh_sqlite,
-                                  now_utc, percentile)
+from status_faults_common import (
+    OUT,
+    Connection,
+    HttpError,
+    Server,
+    code_version,
+    free_port,
+    fresh_sqlite,
+    now_utc,
+    percentile,
+)
 
 PATHS = ("/api/v1/statuses.php", "/api/v1/catalog.php")
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/status_micro.py sqlite:///bench/out/status.db [postgresql://postgres@127.0.0.1:5432/sathub_bench]
 
-Per database: the data-revision probe every cached read starts with (db.RevisionProbe.read, on its
+Per database: the data-revision probe every cached read starts with (RevisionProbe.read, on its
 dedicated connection). On the first database, for the 500 rows of reports.php?limit=500&hours=24:
 the read form built by unpacking the rows (api.v1.report_read_forms) against attribute access on
 each Row, and the body's pretty JSON by the app's printer (php_pretty_json) against
@@ -24,10 +24,10 @@ warnings.simplefilter("ignore")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from sathub.db import RevisionProbe, create_engine  # noqa: E402
 from sathub.status import times  # noqa: E402
 from sathub.status.api.php_json import php_pretty_json  # noqa: E402
 from sathub.status.api.v1 import report_read_forms, window_since  # noqa: E402
+from sathub.status.revision import RevisionProbe, create_engine  # noqa: E402
 from sathub.status.store import reports  # noqa: E402
 
 

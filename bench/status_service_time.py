@@ -16,12 +16,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "bench")]
 
-from starlette.testclient import TestClient  # noqa: E402
-
 import status_nocache_app  # noqa: E402
+from starlette.testclient import TestClient  # noqa: E402
+from status_load import ENDPOINTS  # noqa: E402
+
 from sathub.app import create_app  # noqa: E402
 from sathub.config import Settings  # noqa: E402
-from status_load import ENDPOINTS  # noqa: E402
 
 
 def main() -> None:

@@ -26,9 +26,12 @@ import schemathesis
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.generation import GenerationMode
-from schemathesis.specs.openapi.checks import (content_type_conformance, negative_data_rejection,
-                                               response_schema_conformance, status_code_conformance)
-
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    response_schema_conformance,
+    status_code_conformance,
+)
 from status_faults_common import OUT, ROOT, Server, code_version, free_port, fresh_sqlite, now_utc
 
 DOCUMENT = ROOT / "src" / "sathub" / "status" / "api" / "openapi.json"

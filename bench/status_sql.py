@@ -19,8 +19,8 @@ import random
 import re
 import statistics
 import string
-import time
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,12 +32,13 @@ OUT = ROOT / "bench" / "out"
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from status_load import ENDPOINTS, SAMPLE_POST  # noqa: E402
+from status_nocache_app import switch_off  # noqa: E402
+
 from sathub.app import create_app  # noqa: E402
 from sathub.config import Settings  # noqa: E402
 from sathub.db import create_engine  # noqa: E402
-from status_load import ENDPOINTS, SAMPLE_POST  # noqa: E402
-from sathub.db import RevisionProbe  # noqa: E402
-from status_nocache_app import switch_off  # noqa: E402
+from sathub.status.revision import RevisionProbe  # noqa: E402
 
 
 def post_body(callsign: str) -> dict:

@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from sathub import db  # noqa: E402
 from sathub.status.api.summary_answer import SummaryAnswer  # noqa: E402
 from sathub.status.api.v1 import window_since  # noqa: E402
+from sathub.status.revision import RevisionProbe  # noqa: E402
 from sathub.status.rules import period_of_minute  # noqa: E402
 from sathub.status.store import reports as report_store  # noqa: E402
 
@@ -33,7 +34,7 @@ def main() -> None:
     args = parser.parse_args()
 
     engine = db.create_engine(args.database_url)
-    probe = db.RevisionProbe(engine)
+    probe = RevisionProbe(engine)
     _, window = window_since(24)
     now = datetime.now(UTC)
     whole, updated = [], []

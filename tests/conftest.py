@@ -15,6 +15,7 @@ from sathub import db
 from sathub.app import create_app
 from sathub.config import Settings
 
+
 def _shared() -> Path:
     """The shared folder beside the checkout (../shared), else SATHUB_SHARED, else /work/shared:
     a clone elsewhere still finds the specs and the real data."""

@@ -12,16 +12,15 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount
 from starlette.types import ASGIApp
 
-from sathub.archive.api.routes import routes as archive_routes
+from sathub.archive.routes import routes as archive_routes
 from sathub.config import Settings
-from sathub.db import create_engine
-from sathub.group_commit import GroupCommit
-from sathub.hosts import HostCheck, parse_allowed
+from sathub.db.engines import create_engine
+from sathub.db.group_commit import GroupCommit
+from sathub.server.hosts import HostCheck, parse_allowed
 from sathub.status.api.replay import ReplayedAnswers
 from sathub.status.cache import AnswerCache
 from sathub.status.routes import EXCEPTION_HANDLERS as STATUS_EXCEPTION_HANDLERS
 from sathub.status.routes import routes as status_routes
-
 
 # What upstream's web server answers for a path it does not serve (Apache's page, no signature).
 NOT_FOUND_PAGE = """<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">

@@ -8,7 +8,7 @@ import resource
 import click
 
 from sathub.archive.commands import archive
-from sathub.commands import database_option, engine_for
+from sathub.cli_options import database_option, engine_for
 from sathub.config import Settings
 from sathub.status.commands import admin, catalog, load_default_catalog_if_empty, status
 
@@ -53,7 +53,7 @@ def serve(host, port, workers, database_url, base_url, log_level, db_pool_size, 
     uvicorn.run("sathub.app:app_from_env", factory=True, host=settings.host, port=settings.port,
                 workers=settings.workers, log_level=settings.log_level,
                 access_log=settings.log_level == "debug", loop="uvloop",
-                http="sathub.http_protocol:GuardedHttpToolsProtocol", proxy_headers=True, server_header=False)
+                http="sathub.server.http_protocol:GuardedHttpToolsProtocol", proxy_headers=True, server_header=False)
 
 
 def _allow_open_files(wanted: int) -> None:

@@ -10,7 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
 from sathub.config import Settings
-from sathub.db import connect
+from sathub.db.engines import connect
 
 MAX_BODY_BYTES = 64 * 1024
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")

@@ -2,7 +2,7 @@
 
 import sqlalchemy as sa
 
-from sathub.archive.importing.importer import import_archive
+from sathub.archive.ingest.importer import import_archive
 from sathub.archive.mail.ids import message_id_hash
 from sathub.archive.tables import emails, threads
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import click
 
-from sathub.archive.importing.importer import import_archive
-from sathub.archive.importing.list_settings import MailmanUnavailable, configured, sync_lists
-from sathub.archive.importing.mailman_ids import load_mailman_ids
-from sathub.commands import database_option, engine_for
+from sathub.archive.ingest.importer import import_archive
+from sathub.archive.mailman.list_settings import MailmanUnavailable, configured, sync_lists
+from sathub.archive.mailman.user_ids import load_mailman_ids
+from sathub.cli_options import database_option, engine_for
 from sathub.config import Settings
 
 ARCHIVE_SUFFIX = re.compile(r"\.(mbox|mbx|txt)(\.(gz|bz2|xz))?$", re.IGNORECASE)

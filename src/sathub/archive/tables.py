@@ -4,7 +4,7 @@ Dates are naive UTC datetimes with whole seconds. `emails.id` is the arrival ord
 
 import sqlalchemy as sa
 
-from sathub.db import metadata
+from sathub.db.schema import metadata
 
 # The values of mailing_lists.archive_policy (Mailman's): a private list's mail is never served;
 # new mail of a `never` list is not archived (what it already has stays as public as it was).

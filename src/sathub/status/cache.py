@@ -23,7 +23,8 @@ from typing import Protocol, TypeVar
 from sqlalchemy.engine import Connection, Engine
 from starlette.concurrency import run_in_threadpool
 
-from sathub.db import RevisionProbe, connect
+from sathub.db.engines import connect
+from sathub.status.revision import RevisionProbe
 from sathub.status.templating import CachedPage
 
 T = TypeVar("T")

@@ -13,11 +13,12 @@ from pathlib import Path
 import click
 
 from sathub import db
-from sathub.commands import database_option, engine_for
+from sathub.cli_options import database_option, engine_for
 from sathub.status import rules
 from sathub.status.admin import passwords
 from sathub.status.migrate import importer
-from sathub.status.store import accounts, catalog as catalog_store
+from sathub.status.store import accounts
+from sathub.status.store import catalog as catalog_store
 
 DEFAULT_CATALOG = resources.files("sathub") / "data" / "catalog.csv"
 DEFAULT_ALIASES = resources.files("sathub") / "data" / "aliases.csv"

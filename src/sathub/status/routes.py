@@ -7,8 +7,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from starlette.routing import Route
 
-from sathub.db import DatabaseUnavailable
-
+from sathub.db.engines import DatabaseUnavailable
 from sathub.status.admin import views as admin
 from sathub.status.api import docs_pages, legacy_arrays, v1
 from sathub.status.pages import outage, satellite_pages, status_page, submit

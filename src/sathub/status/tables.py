@@ -2,7 +2,7 @@
 
 import sqlalchemy as sa
 
-from sathub.db import metadata
+from sathub.db.schema import metadata
 
 satellites = sa.Table(
     "satellites", metadata,

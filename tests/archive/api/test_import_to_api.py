@@ -4,7 +4,7 @@ email shows its own spelling of the sender's address, all under one mailman_id."
 
 import uuid
 
-from sathub.archive.importing.importer import import_archive
+from sathub.archive.ingest.importer import import_archive
 
 LIST = "dates@example.org"
 MBOX = """\

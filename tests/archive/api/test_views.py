@@ -9,7 +9,18 @@ import pytest
 
 from sathub.archive.tables import mailing_lists
 from tests.archive.api_fixtures import (
-    ALICE, ATTACHMENTS, DEV, FORBIDDEN, MAIL, A, E, api, assert_api_headers, email_link, mailman_id, thread_link,
+    ALICE,
+    ATTACHMENTS,
+    DEV,
+    FORBIDDEN,
+    MAIL,
+    A,
+    E,
+    api,
+    assert_api_headers,
+    email_link,
+    mailman_id,
+    thread_link,
 )
 
 

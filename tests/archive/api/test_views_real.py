@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from sathub.archive.importing.importer import import_archive
+from sathub.archive.ingest.importer import import_archive
 from tests.conftest import SHARED_DATA
 
 MAIL_DIR = SHARED_DATA / "mail"

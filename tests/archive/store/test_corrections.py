@@ -4,7 +4,7 @@ live mail kept."""
 
 import sqlalchemy as sa
 
-from sathub.archive.importing import live
+from sathub.archive.mailman import live_ingest
 from sathub.archive.store.threads import rethread_list
 from sathub.archive.tables import emails, threads
 from tests.archive.import_fixtures import rows, run
@@ -56,7 +56,7 @@ def test_reimport_corrects_rows_of_older_rules_and_keeps_live_mail(engine, tmp_p
             sender_name="Victor Stinner", subject="[python-committers] On track for Python 2.6.4  final this Sunday?"))
         conn.execute(emails.update().where(emails.c.message_id == REPLY).values(
             sender_name="P.J. Eby", in_reply_to=PARENT))
-        live.store(conn, LIST, live.parse(LIVE))
+        live_ingest.store(conn, LIST, live_ingest.parse(LIVE))
         rethread_list(conn, conn.execute(sa.select(emails.c.list_id)).scalars().first())
     assert [row[5] for row in state(engine)] == [False, True, True]  # the old rule's parent link
 

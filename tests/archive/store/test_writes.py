@@ -5,8 +5,8 @@ through imports on SQLite and PostgreSQL (`engine` fixture)."""
 import sqlalchemy as sa
 from sqlalchemy import event
 
-from sathub.archive.importing.mailman_ids import load_mailman_ids
 from sathub.archive.mail.ids import default_mailman_id
+from sathub.archive.mailman.user_ids import load_mailman_ids
 from sathub.archive.tables import attachments, emails, mailing_lists, senders
 from tests.archive.import_fixtures import archive, message, rows, run
 

@@ -13,6 +13,7 @@ from sathub import db
 from sathub.app import create_app
 from sathub.config import Settings
 from sathub.status.commands import load_default_catalog_if_empty
+from sathub.status.revision import RevisionProbe
 from tests.conftest import POSTGRES_URL, fresh_postgres_database
 from tests.live_server import free_port
 from tests.tcp_proxy import TcpProxy
@@ -128,7 +129,7 @@ def test_a_connection_the_server_never_completes_is_given_up(proxied_database):
     url, proxy = proxied_database
     proxy.start()
     engine = db.create_engine(url, timeout=10)  # a serving engine
-    probe = db.RevisionProbe(engine)
+    probe = RevisionProbe(engine)
     probe.read()
     engine.pool.dispose()  # no idle connection left: the next one is opened
     proxy.blackhole()

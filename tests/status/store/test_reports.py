@@ -14,12 +14,13 @@ from alembic.config import Config
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sathub.status.times import read_form_time_of_hour_number
-from sathub.db import MIGRATIONS, RevisionProbe, connect, create_engine
+from sathub.db import MIGRATIONS, connect, create_engine
+from sathub.status.api.summary_answer import SummaryAnswer
+from sathub.status.revision import RevisionProbe
 from sathub.status.rules import REPORT_VALUES
 from sathub.status.store import reports as report_store
-from sathub.status.api.summary_answer import SummaryAnswer
 from sathub.status.tables import data_revision, report_hours, reports, satellites
+from sathub.status.times import read_form_time_of_hour_number
 from tests.conftest import POSTGRES_URL, empty_all_tables, fresh_postgres_database
 
 DAYS = [date(2026, 11, 20), date(2026, 11, 21)]

@@ -20,7 +20,7 @@ from starlette.types import Receive, Scope, Send
 from sathub import db
 from sathub.archive.api import paging, render
 from sathub.archive.api.links import Links, quote_path
-from sathub.db import DatabaseUnavailable
+from sathub.db.engines import DatabaseUnavailable
 from sathub.web import engine_of, site_url
 
 FORMATS = ("json", "api")

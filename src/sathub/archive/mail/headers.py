@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-
 from email import policy
 from email.utils import parsedate_to_datetime
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
-from sathub.archive.store.dialect import insert_ignoring_conflicts
 from sathub.archive.tables import mailing_lists
+from sathub.db.dialect import insert_ignoring_conflicts
 
 # The columns Mailman's settings fill (importing/list_settings.py reads them from its REST API).
 SETTING_COLUMNS = ("display_name", "description", "subject_prefix", "archive_policy", "created_at")

@@ -15,8 +15,8 @@ from sqlalchemy.engine import Connection
 from sathub.archive.mail.ids import message_id_hash
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.mail.thread_order import ArrangedThread, ThreadNode, arrange_threads
-from sathub.archive.store.dialect import allocate_ids
 from sathub.archive.tables import emails, threads
+from sathub.db.dialect import allocate_ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +60,7 @@ def rethread(conn: Connection, list_id: int, new: list[tuple[int, ParsedEmail]])
 
 def rethread_one(conn: Connection, list_id: int, email_id: int, email: ParsedEmail, parent: tuple[int, int] | None,
                  waiting: bool, thread_row_id: int | None) -> Place:
-    """rethread for one new email whose look-ups were made with the list's (store/live.py): its
+    """rethread for one new email whose look-ups were made with the list's (store/one_message.py): its
     archived parent (emails.id, thread id) if any, whether replies wait for it, and the id of its
     own thread row when it starts a thread alone (no parent, nothing waiting)."""
     if parent is None and not waiting:

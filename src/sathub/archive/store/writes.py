@@ -11,9 +11,9 @@ from sqlalchemy.engine import Connection, Engine
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.ids import default_mailman_id
 from sathub.archive.mail.message import ParsedEmail
-from sathub.archive.store.dialect import allocate_ids, insert_ignoring_conflicts
 from sathub.archive.store.threads import Place, rethread
 from sathub.archive.tables import PRIVATE, PUBLIC, attachments, emails, mailing_lists, senders
+from sathub.db.dialect import allocate_ids, insert_ignoring_conflicts
 
 
 def ensure_list(engine: Engine, name: str, *, private: bool = False) -> int:

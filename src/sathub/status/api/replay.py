@@ -15,8 +15,8 @@ from datetime import datetime
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from sathub.db import DatabaseUnavailable
-from sathub.hosts import host_header
+from sathub.db.engines import DatabaseUnavailable
+from sathub.server.hosts import host_header
 from sathub.status import times
 from sathub.status.cache import AnswerCache
 

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sathub.db import DatabaseUnavailable
+from sathub.db.engines import DatabaseUnavailable
 from sathub.status.api.php_json import php_compact_json, php_pretty_json
 from sathub.web import BodyTooLarge, settings_of
 

@@ -11,14 +11,15 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
+from sathub.db.group_commit import transaction_memo
 from sathub.status import rules, times
 from sathub.status.api import query, report_input
 from sathub.status.api.php_json import PrettyFragment, php_pretty_json
 from sathub.status.api.responses import API_VERSION, ApiError, endpoint, envelope
 from sathub.status.api.summary_answer import SummaryAnswer
 from sathub.status.cache import answers_of
-from sathub.status.store import catalog as catalog_store, reports as report_store
-from sathub.group_commit import transaction_memo
+from sathub.status.store import catalog as catalog_store
+from sathub.status.store import reports as report_store
 from sathub.web import in_thread, in_write_batch, settings_of, site_url
 
 OPENAPI = resources.files("sathub.status.api") / "openapi.json"

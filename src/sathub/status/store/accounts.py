@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from sathub.db import dialect_insert
+from sathub.db.dialect import insert_for
 from sathub.status.tables import rate_limits, users
 
 # Moving a user's session generation on ends every session issued before (migration 0005).
@@ -40,7 +40,7 @@ def end_sessions(conn: Connection, username: str) -> None:
 def count_hit(conn: Connection, client: str, window_start: int) -> int:
     """Count one request of `client` in the window starting at `window_start` and return the
     window's hits so far, in one atomic upsert (correct across processes)."""
-    statement = dialect_insert(conn)(rate_limits).values(client=client, window_start=window_start, hits=1)
+    statement = insert_for(conn.dialect.name)(rate_limits).values(client=client, window_start=window_start, hits=1)
     same_window = rate_limits.c.window_start == statement.excluded.window_start
     statement = statement.on_conflict_do_update(
         index_elements=[rate_limits.c.client],

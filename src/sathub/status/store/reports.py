@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from datetime import date
+from functools import cache
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from sathub.db import RevisionProbe, insert_for
+from sathub.db.dialect import as_given, insert_for, insert_given, new_id
+from sathub.status.revision import RevisionProbe
 from sathub.status.rules import REPORT_VALUES
 from sathub.status.store.text import db_text, folded
 from sathub.status.tables import data_revision, report_hours, report_totals, reports, satellites
@@ -95,13 +96,13 @@ def _upsert_run(conn: Connection, run: list[dict]) -> list[Stored]:
     """One statement for reports of distinct slots; its rows come back in no set order, so they
     are matched to the reports by the values they were given (a replacement takes them all)."""
     written = {(row.name, row.day, row.hour, row.period, row.callsign): row
-               for row in conn.execute(_insert_or_replace(conn.dialect.name), _as_given(conn, run, _GIVEN))}
+               for row in conn.execute(_insert_or_replace(conn.dialect.name), as_given(conn, run, _GIVEN))}
     results = [written[(row["name"], row["day"], row["hour"], row["period"], row["callsign"])] for row in run]
     _add_to_totals(conn, [(row.name_key, row.day, row.hour) for row in results if row.replaced_report is None])
     return [Stored(id=row.id, replaced_count=0 if row.replaced_report is None else 1) for row in results]
 
 
-# The columns of a report a write gives (_insert_given).
+# The columns of a report a write gives (insert_given).
 _GIVEN = ("name", "day", "hour", "period", "callsign", "report", "grid_square")
 
 
@@ -109,46 +110,14 @@ _GIVEN = ("name", "day", "hour", "period", "callsign", "report", "grid_square")
 def _insert_or_replace(dialect_name: str):
     """Built once per dialect: every write of the API and the form runs it, and building and
     compiling it again cost more than executing it."""
-    statement = _insert_given(dialect_name, reports, _GIVEN)
+    statement = insert_given(dialect_name, reports, _GIVEN)
     return statement.on_conflict_do_update(
         index_elements=_slot,
-        set_={"id": _new_id(dialect_name), "name": statement.excluded.name, "callsign": statement.excluded.callsign,
+        set_={"id": new_id(dialect_name, reports, per_row=True), "name": statement.excluded.name, "callsign": statement.excluded.callsign,
               "report": statement.excluded.report, "grid_square": statement.excluded.grid_square,
               "replaced_report": reports.c.report},
     ).returning(reports.c.id, reports.c.replaced_report, _name_key, reports.c.name, reports.c.day, reports.c.hour,
                 reports.c.period, reports.c.callsign)
-
-
-def _insert_given(dialect_name: str, table: sa.Table, columns: tuple[str, ...]):
-    """INSERT of rows given as parameters: on SQLite a VALUES row per parameter set (executemany);
-    on PostgreSQL, one array parameter per column, unnested. A statement of one text, whatever the
-    number of rows, is one psycopg converts to $n placeholders once and the server plans once (it
-    prepares it): the text of a VALUES list grows with every row, and converting it was the writer
-    thread's largest item in a burst's profile."""
-    statement = insert_for(dialect_name)(table)
-    if dialect_name != "postgresql":
-        return statement
-    # Text arrays, not VARCHAR(n): a cast to VARCHAR(n) would cut a longer value where the column refuses it.
-    arrays = [sa.bindparam(name, type_=sa.ARRAY(sa.Text if isinstance(table.c[name].type, sa.String)
-                                                else table.c[name].type)) for name in columns]
-    rows = sa.func.unnest(*arrays).table_valued(*columns).render_derived(with_types=False)
-    return statement.from_select(columns, sa.select(*(rows.c[name] for name in columns)))
-
-
-def _as_given(conn: Connection, rows: list[dict], columns: tuple[str, ...]) -> list[dict] | dict:
-    """The parameters of an _insert_given statement: the rows, or on PostgreSQL one array per column."""
-    if conn.dialect.name != "postgresql":
-        return rows
-    return {name: [row[name] for row in rows] for name in columns}
-
-
-def _new_id(dialect_name: str):
-    """The id a replaced report gets: the next of the sequence; on SQLite max(id) + 1, correlated
-    with the updated row so that it is computed again for each row of a statement (an uncorrelated
-    max(id) + 1 is computed once and would give two replacements one id)."""
-    if dialect_name == "postgresql":
-        return sa.func.nextval(sa.func.pg_get_serial_sequence("reports", "id"))
-    return sa.literal_column("(SELECT max(newest.id) + 1 FROM reports AS newest WHERE newest.id >= reports.id)")
 
 
 def search_reports(conn: Connection, *, window: Window, limit: int, names: tuple[str, ...] = (),
@@ -286,7 +255,7 @@ def _import_upsert(dialect_name: str):
     compared = ("name", "callsign", "report", "grid_square")
     return statement.on_conflict_do_update(
         index_elements=_slot,
-        set_={"id": _new_id(dialect_name), **{column: statement.excluded[column] for column in compared},
+        set_={"id": new_id(dialect_name, reports, per_row=True), **{column: statement.excluded[column] for column in compared},
               "replaced_report": reports.c.report},
         where=sa.or_(*(reports.c[column].is_distinct_from(statement.excluded[column]) for column in compared)),
     ).returning(_name_key, reports.c.day, reports.c.hour, reports.c.replaced_report)
@@ -319,7 +288,7 @@ def _add_to_totals(conn: Connection, inserted: Iterable[tuple[str, date, int]]) 
         if key not in latest or (day, hour) > latest[key]:
             latest[key] = (day, hour)
     if counts:
-        conn.execute(_totals_upsert(conn.dialect.name), _as_given(conn, [
+        conn.execute(_totals_upsert(conn.dialect.name), as_given(conn, [
             {"name_key": key, "report_count": count, "latest_day": latest[key][0], "latest_hour": latest[key][1]}
             for key, count in counts.items()], _TOTALS))
 
@@ -329,7 +298,7 @@ _TOTALS = ("name_key", "report_count", "latest_day", "latest_hour")
 
 @cache
 def _totals_upsert(dialect_name: str):
-    statement = _insert_given(dialect_name, report_totals, _TOTALS)
+    statement = insert_given(dialect_name, report_totals, _TOTALS)
     newer = sa.or_(statement.excluded.latest_day > report_totals.c.latest_day,
                    sa.and_(statement.excluded.latest_day == report_totals.c.latest_day,
                            statement.excluded.latest_hour > report_totals.c.latest_hour))

@@ -1,0 +1,107 @@
+"""`sathub archive import`: archive files -> rows, streamed in batches of one transaction each.
+
+Idempotent and order-independent: a message already archived in the list (same Message-ID) is
+not added again, but its row is corrected when the current rules derive other values from it
+(an archive imported under older rules gets today's answers by importing the same files again;
+live mail, in no file, is kept as it is). Threads are recomputed from reply links whatever the order of arrival, so a reply
+imported before its parent joins the parent's thread when the parent arrives. Each batch only
+reloads the threads it touches, so memory stays flat however large the archive."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from sathub.archive.ingest.parsing import default_processes, parsed_emails
+from sathub.archive.ingest.sources import read_archives
+from sathub.archive.ingest.summary import ImportSummary
+from sathub.archive.mail.dates import utc_now
+from sathub.archive.mail.message import ParsedEmail
+from sathub.archive.store.corrections import EarlierRows
+from sathub.archive.store.threads import rethread_list
+from sathub.archive.store.writes import ensure_list, refresh_statistics, write_batch
+
+BATCH_SIZE = 1000
+BUSY_RETRIES = 6  # a locked SQLite database is retried for about 3 s in all
+
+
+def import_archive(engine: Engine, list_name: str, paths: Iterable[Path], *, private: bool = False,
+                   progress: bool = False, batch_size: int = BATCH_SIZE,
+                   parse_processes: int | None = None) -> ImportSummary:
+    """Import every message of `paths` into the list `list_name` (created when missing, once there
+    is a message to store: a file without mail creates no list). Files that could not be read to
+    their end are in `summary.damaged`; what was read before the damage is stored.
+    parse_processes: helper processes for parsing (default: 1 on a multi-core machine)."""
+    started = time.monotonic()
+    list_name = list_name.strip().lower()
+    list_id = None
+    summary = ImportSummary(list_name)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(unit=" msg", desc=list_name, mininterval=0.5)
+    processes = default_processes() if parse_processes is None else parse_processes
+    parsed = parsed_emails(read_archives([Path(p) for p in paths]), summary, utc_now(), processes, bar)
+    earlier = None
+    for number, batch in enumerate(_batches(parsed, batch_size), start=1):
+        if list_id is None:
+            # Committed before any email is written: a private list's mail is never visible, even mid-import.
+            list_id = ensure_list(engine, list_name, private=private)
+            earlier = EarlierRows(engine, list_id)
+        _write(engine, list_id, batch, earlier, summary)
+        if number & (number - 1) == 0:  # after batches 1, 2, 4, 8, ...: while the tables grow
+            refresh_statistics(engine)
+    if summary.corrected:
+        with engine.begin() as conn:
+            rethread_list(conn, list_id)
+    if bar is not None:
+        bar.close()
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _batches(parsed: Iterator[ParsedEmail], size: int) -> Iterator[list[ParsedEmail]]:
+    batch = []
+    for email in parsed:
+        batch.append(email)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _write(engine: Engine, list_id: int, batch: list[ParsedEmail], earlier: EarlierRows,
+           summary: ImportSummary) -> None:
+    """Write a batch in one transaction (rows stored before this run corrected first); if
+    writing it fails, retry message by message so that only the offending message is skipped.
+    A database that is down still stops the import."""
+    for attempt in range(BUSY_RETRIES + 1):
+        try:
+            with engine.begin() as conn:
+                corrected, met = earlier.correct(conn, batch)
+                imported, duplicates = write_batch(conn, list_id, batch)
+            break
+        except sa.exc.OperationalError as exc:
+            # Another writer got in the way (SQLite: committed since this transaction began
+            # reading; PostgreSQL: a deadlock between two imports): start the batch over.
+            if attempt == BUSY_RETRIES or not any(word in str(exc.orig) for word in ("locked", "busy", "deadlock")):
+                raise
+            time.sleep(0.05 * 2 ** attempt)
+        except Exception as exc:  # noqa: BLE001 - one message's fault: find it, skip it alone
+            if len(batch) == 1:
+                reason = "rejected by the database" if isinstance(exc, sa.exc.StatementError) else "could not be stored"
+                summary.skipped[f"{reason} ({type(getattr(exc, 'orig', exc)).__name__})"] += 1
+                return
+            for email in batch:
+                _write(engine, list_id, [email], earlier, summary)
+            return
+    earlier.met.update(met)  # committed: these rows are settled for the rest of the run
+    summary.imported += imported
+    summary.duplicates += duplicates
+    summary.corrected += corrected

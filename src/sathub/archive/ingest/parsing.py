@@ -1,0 +1,94 @@
+"""Raw messages -> ParsedEmail, in arrival order, in a helper process once the archive is big.
+
+Parsing is most of an import's CPU time and does not touch the database, so on a machine with
+more than one core a helper process parses the next messages while this one writes the last
+batch. Small imports (the first few thousand messages) are parsed in place: starting a process
+would cost more than it saves. At most a few chunks are in flight, so memory stays flat."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections import deque
+from collections.abc import Iterator
+from datetime import datetime
+
+from sathub.archive.ingest.sources import RawMessage, Unreadable
+from sathub.archive.ingest.summary import ImportSummary
+from sathub.archive.mail.message import ParsedEmail, parse_email
+
+CHUNK = 250  # messages sent to the helper at a time
+IN_PLACE_CHUNKS = 8  # parsed here before a helper process is worth starting
+IN_FLIGHT = 4  # chunks queued in the helper
+
+
+def default_processes() -> int:
+    return 1 if (os.cpu_count() or 1) > 1 else 0
+
+
+def parse_chunk(chunk: list[tuple[bytes, str | None]], import_time: datetime) -> list[ParsedEmail | str]:
+    """Each message parsed, or the reason it cannot be (one bad message must not stop the import)."""
+    parsed: list[ParsedEmail | str] = []
+    for data, from_line in chunk:
+        try:
+            parsed.append(parse_email(data, from_line, import_time))
+        except Exception as exc:  # noqa: BLE001
+            parsed.append(f"cannot be decoded ({type(exc).__name__})")
+    return parsed
+
+
+def parsed_emails(items: Iterator[RawMessage | Unreadable], summary: ImportSummary, import_time: datetime,
+                  processes: int, progress=None) -> Iterator[ParsedEmail]:
+    """The parsed emails of `items` in order; what cannot be imported is counted in `summary`."""
+    for chunk in _results(_chunks(items, summary, progress), import_time, processes):
+        for item in chunk:
+            if isinstance(item, str):
+                summary.skipped[item] += 1
+            else:
+                yield item
+
+
+def _chunks(items, summary, progress) -> Iterator[list[tuple[bytes, str | None]]]:
+    chunk = []
+    for item in items:
+        if progress is not None:
+            progress.update()
+        if isinstance(item, Unreadable):
+            if item.damaged:
+                summary.damaged.append(item.reason)
+            else:
+                summary.skipped[item.reason] += 1
+            continue
+        summary.appended_pieces += item.appended_pieces
+        chunk.append((item.data, item.from_line))
+        if len(chunk) == CHUNK:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    # Ctrl-C stops the import in the main process, which ends the pool; no traceback from the helper.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _results(chunks, import_time: datetime, processes: int) -> Iterator[list[ParsedEmail | str]]:
+    for number, chunk in enumerate(chunks):
+        yield parse_chunk(chunk, import_time)
+        if processes and number + 1 == IN_PLACE_CHUNKS:
+            break
+    else:
+        return
+    # fork, not spawn/forkserver: those re-run the caller's __main__ in the helper, which breaks
+    # scripts without a __main__ guard. The helper only parses: it never touches the inherited
+    # database connections, and leaves with os._exit, which closes none of them.
+    with multiprocessing.get_context("fork").Pool(processes, initializer=_leave_interrupts_to_the_parent) as pool:
+        pending = deque()
+        for chunk in chunks:
+            pending.append(pool.apply_async(parse_chunk, (chunk, import_time)))
+            if len(pending) > IN_FLIGHT * processes:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()

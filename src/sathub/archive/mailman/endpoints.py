@@ -1,0 +1,268 @@
+"""Mailman's archiver door: the two calls the `mailman-hyperkitty` plugin makes (archive-more.md,
+"The archiver protocol"), under each of the three prefixes.
+
+    POST <prefix>api/mailman/archive   multipart `mlist` + file `message` -> {"url": message page}
+    GET  <prefix>api/mailman/urls?mlist=…[&msgid=…] -> {"url": list or message page}
+
+Both want the shared key (`Authorization: Token <SATHUB_ARCHIVER_KEY>`, compared in constant
+time) from an allowed source address (SATHUB_ARCHIVER_FROM: addresses and CIDR ranges). A refusal
+is a 403 JSON body naming the check that failed (`check`), so an operator behind a proxy or in a
+container sees at once which one it is. With no key configured every call is refused that way.
+
+The archive call stores through the importer's own rules (mailman/live_ingest.py): a message already
+archived is answered with its existing URL. A list seen for the first time takes its settings
+from Mailman's REST API when SATHUB_MAILMAN_REST_URL is set (mailman/list_settings.py)."""
+
+from __future__ import annotations
+
+import functools
+import hmac
+import ipaddress
+import logging
+
+import orjson
+import sqlalchemy as sa
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from sathub.archive.api.views import LIST_ADDRESS
+from sathub.archive.mail.dates import utc_now
+from sathub.archive.mail.ids import clean_message_id, message_id_hash
+from sathub.archive.mailman import list_settings, live_ingest
+from sathub.archive.pages.browse import list_page_url, message_page_url
+from sathub.archive.store import lists as list_store
+from sathub.archive.tables import NEVER, PUBLIC
+from sathub.config import Settings
+from sathub.db.engines import DatabaseUnavailable
+from sathub.web import BodyTooLarge, client_address, in_thread, read_body, settings_of, site_url
+
+log = logging.getLogger("sathub.archive.mailman")
+
+ANY = ("*", "any")
+
+
+class Refused(Exception):
+    """An answer other than 200: a status, a detail for the operator, and for 403 the check."""
+
+    def __init__(self, status: int, detail: str, check: str | None = None):
+        super().__init__(detail)
+        self.status, self.detail, self.check = status, detail, check
+
+
+def json_answer(payload: dict, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(orjson.dumps(payload), status_code=status,
+                    headers={"Content-Type": "application/json", **(headers or {})})
+
+
+# -- who may call ------------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=8)
+def allowed_networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] | None:
+    """The networks of SATHUB_ARCHIVER_FROM (`*` or `any`: every address -> None).
+    A bare address is a network of one; an entry that is neither raises ValueError."""
+    entries = [entry.strip() for entry in text.split(",") if entry.strip()]
+    if any(entry.lower() in ANY for entry in entries):
+        return None
+    networks = []
+    for entry in entries:
+        try:
+            networks.append(ipaddress.ip_network(entry, strict=False))
+        except ValueError:
+            raise ValueError(f"SATHUB_ARCHIVER_FROM cannot be read: {entry!r} is not an address or "
+                             "CIDR range") from None
+    return tuple(networks)
+
+
+def source_allowed(address: str, networks) -> bool:
+    if networks is None:
+        return True
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    if ip.version == 6 and ip.ipv4_mapped is not None:  # ::ffff:127.0.0.1 from a dual-stack socket
+        ip = ip.ipv4_mapped
+    return any(ip in network for network in networks if network.version == ip.version)
+
+
+def check_caller(request: Request, settings: Settings) -> None:
+    """Raise Refused(403) unless the request may use the archiver endpoints. The order: the
+    endpoints are on, the source address is allowed, a key is sent, it is the right key."""
+    if not settings.archiver_key:
+        raise Refused(403, "The archiver endpoints are off: set SATHUB_ARCHIVER_KEY on this server "
+                           "(and the same value as api_key in mailman-hyperkitty.cfg).", "archiver_key_unset")
+    address = client_address(request)
+    try:
+        networks = allowed_networks(settings.archiver_from)
+    except ValueError as error:
+        raise Refused(403, str(error), "source_address") from None
+    if not source_allowed(address, networks):
+        raise Refused(403, f"Calls from {address} are not allowed: add it (or its network, e.g. "
+                           f"{address}/32) to SATHUB_ARCHIVER_FROM.", "source_address")
+    header = request.headers.get("authorization")
+    if header is None:
+        raise Refused(403, "No Authorization header: send 'Authorization: Token <key>' (api_key in "
+                           "mailman-hyperkitty.cfg).", "key_missing")
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "token" or not token.strip():
+        raise Refused(403, "The Authorization header is not 'Token <key>'.", "key_missing")
+    if not hmac.compare_digest(token.strip().encode(), settings.archiver_key.encode()):
+        raise Refused(403, "Wrong key: api_key in mailman-hyperkitty.cfg differs from SATHUB_ARCHIVER_KEY.",
+                      "key_wrong")
+
+
+def list_address(value: str | None, what: str) -> str:
+    if not value or not LIST_ADDRESS.fullmatch(value.strip()) or "/" in value:
+        raise Refused(400, f"{what} must be the list's posting address (name@domain), got {value!r}.")
+    return value.strip().lower()
+
+
+# -- the two endpoints ---------------------------------------------------------------------------
+
+class MailmanEndpoint:
+    """ASGI app of one archiver endpoint under one prefix (`/archive/`, `/archives/`, `/hyperkitty/`)."""
+
+    method = "GET"
+
+    def __init__(self, web_prefix: str) -> None:
+        self.web_prefix = web_prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        allow = "GET, HEAD" if self.method == "GET" else self.method
+        if request.method not in allow.split(", "):
+            response = Response(status_code=405, headers={"Allow": allow})
+        else:
+            try:
+                check_caller(request, settings_of(request))
+                payload = await self.answer(request)
+                response = json_answer(payload)
+            except Refused as refused:
+                if refused.status == 403:
+                    log.warning("archiver call refused (%s) from %s: %s", refused.check,
+                                client_address(request), refused.detail)
+                body = {"detail": refused.detail} | ({"check": refused.check} if refused.check else {})
+                response = json_answer(body, refused.status)
+            except DatabaseUnavailable:
+                response = json_answer({"detail": "The database is unavailable; Mailman will retry."}, 503)
+        if request.method == "HEAD":
+            response.body = b""
+        await response(scope, receive, send)
+
+    def site(self, request: Request) -> str:
+        return site_url(request) + self.web_prefix
+
+    async def answer(self, request: Request) -> dict:
+        raise NotImplementedError
+
+
+class Urls(MailmanEndpoint):
+    """The URL of a list's page, or of a message's page from its Message-ID (computed: the
+    message need not be archived yet, Mailman asks before it posts)."""
+
+    async def answer(self, request: Request) -> dict:
+        query = request.query_params
+        address = list_address(query.get("mlist"), "mlist")
+        if query.get("msgid") is None:
+            return {"url": list_page_url(self.site(request), address)}
+        message_id = clean_message_id(query["msgid"])
+        if not message_id:
+            raise Refused(400, "msgid is empty.")
+        return {"url": message_page_url(self.site(request), address, message_id_hash(message_id))}
+
+
+class Archive(MailmanEndpoint):
+    """Store one message Mailman distributed, and answer its page's URL."""
+
+    method = "POST"
+
+    async def answer(self, request: Request) -> dict:
+        settings = settings_of(request)
+        address, data = await read_message(request, settings.archiver_max_bytes)
+        email = await run_in_threadpool(parse, data)
+        stored = await self.store(request, address, email)
+        if stored.policy is None or (stored.policy == NEVER and list_settings.configured(settings)):
+            # First seen, or about to refuse: take the settings Mailman has now, and store again.
+            await self.settings_from_mailman(request, settings, address, stored.policy is not None)
+            stored = await self.store(request, address, email)
+        if stored.policy == NEVER:
+            log.warning("not archived: %s's archive policy is 'never' (message %s)", address, email.message_id)
+            return {"url": "", "archived": False,
+                    "detail": f"Not archived: the archive policy of {address} is 'never'."}
+        url = message_page_url(self.site(request), address, email.message_id_hash)
+        if not stored.new:
+            log.info("duplicate of archived message %s in %s", email.message_id, address)
+        return {"url": url} if stored.new else {"url": url, "duplicate": True}
+
+    @staticmethod
+    async def store(request: Request, address: str, email) -> live_ingest.Stored:
+        try:
+            return await in_thread(request, live_ingest.store, address, email, write=True)
+        except sa.exc.IntegrityError:  # the same message posted twice at once: the other copy won
+            return await in_thread(request, live_ingest.store, address, email, write=True)
+
+    async def settings_from_mailman(self, request: Request, settings: Settings, address: str, known: bool) -> None:
+        """Create the list, or update a known one, with the settings Mailman has for it (public
+        when Mailman is not configured or does not know the list)."""
+        values = {"archive_policy": PUBLIC, "created_at": utc_now()}
+        if list_settings.configured(settings):
+            try:
+                fetched = await run_in_threadpool(list_settings.fetch, settings, address)
+            except list_settings.MailmanUnavailable as error:
+                # Not knowing whether the list is private, archive nothing yet: Mailman retries.
+                log.error("%s", error)
+                raise Refused(503, f"{error}; the message is not archived until the list's settings "
+                                   "can be read (Mailman will retry).") from None
+            if fetched is not None:
+                values |= fetched.columns()
+            else:
+                log.warning("Mailman's REST API does not know %s: archived as a public list", address)
+        if known:
+            await in_thread(request, update_list_settings, address, values, write=True)
+        else:
+            log.info("new list %s (archive policy %s)", address, values["archive_policy"])
+            await in_thread(request, list_store.create_list, address, values, write=True)
+
+
+def update_list_settings(conn, address: str, values: dict) -> None:
+    known = list_store.find_list(conn, address)
+    list_store.update_list(conn, known.id, {k: v for k, v in values.items() if k != "created_at"})
+
+
+def parse(data: bytes):
+    try:
+        return live_ingest.parse(data)
+    except live_ingest.UnreadableMessage as error:
+        raise Refused(400, f"Not archived: {error}.") from None
+
+
+async def read_message(request: Request, limit: int) -> tuple[str, bytes]:
+    """(list address, raw message) of the multipart body; Refused 413 / 400 otherwise."""
+    content_type = request.headers.get("content-type", "")
+    if not content_type.lower().startswith("multipart/form-data"):
+        raise Refused(400, "The body must be multipart/form-data with the fields mlist and message.")
+    try:
+        await read_body(request, limit)
+    except BodyTooLarge:
+        raise Refused(413, f"The body is larger than SATHUB_ARCHIVER_MAX_BYTES ({limit} bytes).") from None
+    try:
+        form = await request.form(max_files=4, max_fields=16, max_part_size=64 * 1024)
+    except Exception as error:  # noqa: BLE001 - python-multipart's many ways to say "malformed"
+        raise Refused(400, f"The multipart body cannot be read: {error}.") from None
+    try:
+        address = form.get("mlist")
+        message = form.get("message")
+        if not isinstance(address, str):
+            raise Refused(400, "The field mlist (the list's posting address) is missing.")
+        if message is None:
+            raise Refused(400, "The file field message (the raw message) is missing.")
+        data = await message.read() if isinstance(message, UploadFile) else message.encode("utf-8", "surrogateescape")
+        return list_address(address, "mlist"), data
+    finally:
+        await form.close()
+
+
+ARCHIVER_PATHS = {"mailman/archive": Archive, "mailman/urls": Urls}

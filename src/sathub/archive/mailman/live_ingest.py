@@ -1,0 +1,59 @@
+"""Live mail: one message that Mailman's archiver hands over, stored by the import's own rules.
+
+The message goes through the importer's parsing (`parsing.parse_chunk`) and the rules of its batch
+writer (`store.writes.write_batch`) for a batch of one (store/one_message.py, in fewer statements), so ids,
+threading, the re-attachment of replies that arrived before their parent, duplicates and senders
+are exactly those of `archive import`.
+Parsing runs before the write lock is taken; storing runs in the caller's write transaction."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Connection
+
+from sathub.archive.ingest.parsing import parse_chunk
+from sathub.archive.mail.dates import utc_now
+from sathub.archive.mail.message import ParsedEmail
+from sathub.archive.store import one_message
+from sathub.archive.tables import NEVER
+
+# A message starts with a header field (RFC 5322 field name, then a colon); Mailman's
+# rendering has no mbox `From ` line, but one is tolerated.
+_FIRST_HEADER = re.compile(rb"(From [^\r\n]*\r?\n)?[!-9;-~]+[ \t]*:")
+
+
+class UnreadableMessage(ValueError):
+    """The bytes are not a mail message that can be archived; the text says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    message_id_hash: str
+    new: bool  # False: not stored now (a duplicate, an unknown list, a `never` list)
+    policy: str | None  # the list's archive policy; None: no such list (nothing was stored)
+
+
+def parse(data: bytes) -> ParsedEmail:
+    """The archived form of one raw message (CPU only: call it outside the write transaction)."""
+    if not data.strip():
+        raise UnreadableMessage("the message is empty")
+    if not _FIRST_HEADER.match(data):
+        raise UnreadableMessage("the message does not start with a header field (Name: value)")
+    [parsed] = parse_chunk([(data, None)], utc_now())
+    if isinstance(parsed, str):
+        raise UnreadableMessage(f"the message {parsed}")
+    return parsed
+
+
+def store(conn: Connection, address: str, email: ParsedEmail) -> Stored:
+    """Store one parsed message in the list of posting address `address`, in the caller's write
+    transaction; nothing is stored when the list is unknown or its archive policy is `never`."""
+    found = one_message.look_up(conn, address, email)
+    if found is None or found.archive_policy == NEVER:
+        return Stored(email.message_id_hash, False, found and found.archive_policy)
+    if found.duplicate is not None:
+        return Stored(email.message_id_hash, False, found.archive_policy)
+    one_message.write(conn, found, email)
+    return Stored(email.message_id_hash, True, found.archive_policy)

@@ -1,0 +1,1 @@
+"""The archive's web pages at HyperKitty's paths, and attachment downloads."""

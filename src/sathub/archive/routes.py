@@ -1,0 +1,34 @@
+"""The URL table of interface B: every view under each of the three API prefixes, the
+slash-less twins that redirect, Mailman's archiver endpoints, the JSON 404 catch-all, and beside
+each API prefix the web pages (list, thread, message) and the attachment downloads."""
+
+from __future__ import annotations
+
+from starlette.routing import Route
+
+from sathub.archive.api.endpoint import AddSlash, Endpoint, NotFound
+from sathub.archive.api.links import API_PREFIXES
+from sathub.archive.api.views import VIEWS
+from sathub.archive.mailman.endpoints import ARCHIVER_PATHS
+from sathub.archive.pages.attachments import Download
+from sathub.archive.pages.browse import pages
+
+
+def routes() -> list[Route]:
+    """Every view under each prefix, each with its slash-less twin (301), then a JSON 404 catch-all."""
+    add_slash, not_found = AddSlash(), NotFound()
+    result: list[Route] = []
+    for prefix in API_PREFIXES:
+        web = prefix[: -len("api/")]
+        for pattern, view in VIEWS.items():
+            result.append(Route(prefix + pattern, Endpoint(view, prefix)))
+            result.append(Route((prefix + pattern)[:-1], add_slash))
+        for path, endpoint in ARCHIVER_PATHS.items():
+            result.append(Route(prefix + path, endpoint(web)))
+        result.append(Route(prefix + "{rest:path}", not_found))
+        for pattern, page in pages(web).items():
+            result.append(Route(web + pattern, page))
+            result.append(Route((web + pattern)[:-1], add_slash))
+        result.append(Route(web + "list/{address}/message/{message_id_hash}/attachment/{counter}/{filename}",
+                            Download()))
+    return result

@@ -1,0 +1,71 @@
+"""The SQL of one live message (Mailman's archive call, mailman/live_ingest.py): write_batch's rules
+for a batch of one, in as few statements as one message needs.
+
+One statement finds the list, whether the message is already archived there, its sender, its
+archived parent and whether replies wait for it, and takes its new id (and its thread's, when it
+starts one alone) from the sequences; a lone new message then costs two inserts. The ids, rows and
+threads are those write_batch gives the same message (tests/archive/importing/test_live.py)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Row
+
+from sathub.archive.mail.ids import message_id_hash
+from sathub.archive.mail.message import ParsedEmail
+from sathub.archive.store.threads import rethread_one
+from sathub.archive.store.writes import attachment_rows, email_row, sender_ids
+from sathub.archive.tables import NEVER, attachments, emails, mailing_lists, senders, threads
+from sathub.db.dialect import new_id
+
+
+def look_up(conn: Connection, address: str, email: ParsedEmail) -> Row | None:
+    """The list of posting address `address` (id, archive_policy) with, for `email`: duplicate
+    (an emails.id, or None), sender_id (None: no sender yet), parent_id and parent_thread (None: no
+    archived parent), waiting, and the new email_id and thread_row_id (None when not needed)."""
+    reference = message_id_hash(email.in_reply_to) if email.in_reply_to else None
+    return conn.execute(_look_up(conn.dialect.name), {
+        "name": address.lower(), "hash": email.message_id_hash, "address": email.sender_address.lower(),
+        "message_id": email.message_id, "parent_hash": None if reference == email.message_id_hash else reference,
+    }).first()
+
+
+def write(conn: Connection, found: Row, email: ParsedEmail) -> None:
+    """Store `email`, not a duplicate, in the list `look_up` found, with what it found."""
+    sender_id = found.sender_id
+    if sender_id is None:
+        address = email.sender_address.lower()
+        sender_id = sender_ids(conn, {address})[address]
+    parent = None if found.parent_id is None else (found.parent_id, found.parent_thread)
+    place = rethread_one(conn, found.id, found.email_id, email, parent, found.waiting, found.thread_row_id)
+    conn.execute(emails.insert(), email_row(found.email_id, found.id, email, sender_id, place))
+    rows = attachment_rows([(found.email_id, email)])
+    if rows:
+        conn.execute(attachments.insert(), rows)
+
+
+@cache
+def _look_up(dialect_name: str) -> sa.Select:
+    """Built once per dialect: every archive call runs it."""
+    lists, parent, waiting_reply, copy = (mailing_lists, emails.alias("parent"), emails.alias("waiting"),
+                                          emails.alias("copy"))
+    duplicate = sa.select(copy.c.id).where(copy.c.list_id == lists.c.id,
+                                           copy.c.message_id_hash == sa.bindparam("hash")).scalar_subquery()
+    waiting = sa.exists().where(waiting_reply.c.list_id == lists.c.id, waiting_reply.c.parent_id.is_(None),
+                                waiting_reply.c.in_reply_to == sa.bindparam("message_id"))
+    stored = sa.and_(duplicate.is_(None), lists.c.archive_policy != NEVER)
+    alone = sa.and_(stored, parent.c.id.is_(None), ~waiting)
+    return (sa.select(
+        lists.c.id, lists.c.archive_policy, duplicate.label("duplicate"),
+        sa.select(senders.c.id).where(senders.c.address == sa.bindparam("address")).scalar_subquery()
+        .label("sender_id"),
+        parent.c.id.label("parent_id"), parent.c.thread_id.label("parent_thread"), waiting.label("waiting"),
+        # The emails sequence first, then the threads one: write_batch's order, so the same ids.
+        sa.case((stored, new_id(dialect_name, emails))).label("email_id"),
+        sa.case((alone, new_id(dialect_name, threads))).label("thread_row_id"))
+        .select_from(lists.outerjoin(parent, sa.and_(parent.c.list_id == lists.c.id,
+                                                     parent.c.message_id_hash == sa.bindparam("parent_hash"))))
+        .where(lists.c.name == sa.bindparam("name")))
+

@@ -1,0 +1,91 @@
+"""Live mail (mailman/live_ingest.py): one message through the importer's parse and batch writer."""
+
+from __future__ import annotations
+
+import gzip
+import mailbox
+from pathlib import Path
+
+import pytest
+
+from sathub import db
+from sathub.archive.ingest.importer import import_archive
+from sathub.archive.mail.dates import utc_now
+from sathub.archive.mailman import live_ingest
+from sathub.archive.store import lists, reads
+from tests.conftest import SHARED_DATA
+
+
+def raw(msgid: str, reply_to: str | None = None) -> bytes:
+    reply = f"In-Reply-To: <{reply_to}>\n" if reply_to else ""
+    return (f"From: Ann <ann@example.com>\nSubject: s {msgid}\nMessage-ID: <{msgid}>\n{reply}"
+            f"Date: Tue, 02 Jan 2001 10:00:00 +0100\n\ntext\n").encode()
+
+
+@pytest.mark.parametrize("data, reason", [(b"", "empty"), (b"  \n", "empty"),
+                                          (b"no header here\n\nbody\n", "header field")])
+def test_parse_refuses_what_is_no_message(data, reason):
+    with pytest.raises(live_ingest.UnreadableMessage, match=reason):
+        live_ingest.parse(data)
+
+
+def test_parse_takes_an_mbox_from_line_and_mailmans_rendering():
+    assert live_ingest.parse(b"From ann@example.com Mon Jan  1 00:00:00 2001\n" + raw("a@x")).message_id == "a@x"
+    email = live_ingest.parse(raw("b@x"))
+    assert (email.subject, email.sender_address, email.date.isoformat()) == ("s b@x", "ann@example.com",
+                                                                             "2001-01-02T09:00:00")
+
+
+def store(engine, data: bytes, name: str = "dev@example.org") -> live_ingest.Stored:
+    email = live_ingest.parse(data)
+    with db.connect(engine, write=True) as conn:
+        lists.find_list(conn, name) or lists.create_list(conn, name, {"created_at": utc_now()})
+        return live_ingest.store(conn, name, email)
+
+
+def thread_of(engine, msgid: str, name: str = "dev@example.org") -> list[str]:
+    with db.connect(engine) as conn:
+        mailing_list = reads.find_list(conn, name)
+        email = reads.find_email(conn, mailing_list, live_ingest.parse(raw(msgid)).message_id_hash)
+        return [r.message_id for r in reads.thread_emails(conn, mailing_list, email.thread_hash, None)]
+
+
+def test_store_threads_reattaches_and_skips_duplicates(engine):
+    assert store(engine, raw("c@x", reply_to="b@x")).new
+    assert store(engine, raw("b@x", reply_to="a@x")).new
+    assert thread_of(engine, "c@x") == ["b@x", "c@x"]
+    assert store(engine, raw("a@x")).new
+    assert thread_of(engine, "c@x") == ["a@x", "b@x", "c@x"]
+    again = store(engine, raw("a@x"))
+    assert not again.new and again.message_id_hash == live_ingest.parse(raw("a@x")).message_id_hash
+
+
+def test_nothing_is_stored_in_an_unknown_or_never_list(engine):
+    email = live_ingest.parse(raw("n@x"))
+    with db.connect(engine, write=True) as conn:
+        assert live_ingest.store(conn, "nobody@example.org", email) == live_ingest.Stored(email.message_id_hash, False, None)
+        lists.create_list(conn, "quiet@example.org", {"created_at": utc_now(), "archive_policy": "never"})
+        assert live_ingest.store(conn, "quiet@example.org", email).policy == "never"
+        assert reads.list_emails(conn, reads.find_list(conn, "quiet@example.org"), None) == []
+
+
+def test_live_mail_and_imported_mail_are_the_same_rows(engine, tmp_path):
+    """Corpus messages posted one by one give the rows `archive import` gives for the same file."""
+    source = SHARED_DATA / "mail" / "python-committers@python.org.mbox.gz"
+    path = tmp_path / "part.mbox"
+    with gzip.open(source, "rb") as packed, open(path, "wb") as out:
+        chunk = packed.read(400_000)
+        out.write(chunk[: chunk.rfind(b"\nFrom ") + 1])
+    messages = [m.as_bytes() for m in mailbox.mbox(path)]
+    assert len(messages) > 20
+    import_archive(engine, "imported@example.org", [Path(path)], parse_processes=0)
+    for data in messages:
+        store(engine, data, "live@example.org")
+
+    def rows(name):
+        with db.connect(engine) as conn:
+            mailing_list = reads.find_list(conn, name)
+            return sorted((r.message_id, r.subject, r.sender_address, r.sender_name, r.date, r.thread_hash,
+                           r.parent_hash) for r in reads.list_emails(conn, mailing_list, None))
+
+    assert rows("live@example.org") == rows("imported@example.org")

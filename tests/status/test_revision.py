@@ -1,0 +1,74 @@
+"""RevisionProbe (src/sathub/db.py): the revision every cached read starts with, on both backends."""
+
+import pytest
+import sqlalchemy as sa
+
+from sathub import db
+from sathub.db import DatabaseUnavailable
+from sathub.status.revision import RevisionProbe
+from tests.conftest import POSTGRES_URL
+
+
+def bump(engine) -> None:
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE data_revision SET revision = revision + 1 WHERE id = 1"))
+
+
+def test_the_probe_sees_every_committed_write_at_once(engine):
+    probe = RevisionProbe(engine)
+    first = probe.read()
+    assert probe.read() == first  # the kept cursor (and prepared statement) answers again
+    bump(engine)
+    assert probe.read() == first + 1
+    bump(engine)
+    bump(engine)
+    assert probe.read() == first + 3
+
+
+def test_a_statement_on_the_probe_connection_holds_no_snapshot(engine):
+    """execute() reads in autocommit: a read transaction left open would show every later read
+    the data as it was (SQLite's deferred BEGIN, PostgreSQL's transaction)."""
+    probe = RevisionProbe(engine)
+    statement = sa.text("SELECT revision FROM data_revision WHERE id = 1")
+    first = probe.execute(statement, {})[0].revision
+    bump(engine)
+    assert probe.execute(statement, {})[0].revision == first + 1
+    assert probe.read() == first + 1
+
+
+def test_a_dead_probe_connection_is_replaced(engine):
+    probe = RevisionProbe(engine)
+    first = probe.read()
+    probe.local.conn.connection.dbapi_connection.close()  # the server dropped it
+    bump(engine)
+    assert probe.read() == first + 1
+
+
+def test_an_unreachable_database_is_database_unavailable(engine):
+    probe = RevisionProbe(engine)
+    probe.read()
+
+    def broken():
+        raise sa.exc.OperationalError("SELECT", {}, Exception("gone"))
+
+    probe.local.conn = None
+    probe.engine = type("Away", (), {"connect": staticmethod(broken), "dialect": engine.dialect})()
+    with pytest.raises(DatabaseUnavailable):
+        probe.read()
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="SATHUB_TEST_POSTGRES_URL not set")
+def test_postgresql_sessions_cost_random_pages_as_cached_data_does():
+    """A 1,000-email sender's replies are found through the emails_parent index, not by hashing
+    the whole table, only when random_page_cost is that of data in memory (db.create_engine)."""
+    def setting(url: str) -> str:
+        engine = db.create_engine(url)
+        try:
+            with engine.connect() as conn:
+                return conn.exec_driver_sql("SHOW random_page_cost").scalar_one()
+        finally:
+            engine.dispose()
+
+    assert setting(POSTGRES_URL) == "1.1"
+    url = db.normalize_url(POSTGRES_URL).update_query_dict({"options": "-c random_page_cost=2.5"})
+    assert setting(url.render_as_string(hide_password=False)) == "2.5"  # the operator's choice wins
