@@ -44,7 +44,8 @@ def test_concurrent_writes_share_transactions_and_keep_their_own_outcomes(engine
     writes = GroupCommit(engine)
 
     async def burst():
-        return await asyncio.gather(*(writes.run(insert_client, n) for n in range(64)), return_exceptions=True)
+        return await asyncio.gather(*(writes.run_checked(insert_client, None, n) for n in range(64)),
+                                    return_exceptions=True)
 
     outcomes = asyncio.run(burst())
     assert [o for o in outcomes if not isinstance(o, int)] == [outcomes[13]]
@@ -62,7 +63,7 @@ def test_a_write_the_database_refuses_leaves_the_others_of_its_transaction(engin
 
     async def burst():
         # The first transaction stores one; the rest collide on the key inside their savepoints.
-        return await asyncio.gather(*(writes.run(duplicate, n) for n in range(5)), return_exceptions=True)
+        return await asyncio.gather(*(writes.run_checked(duplicate, None, n) for n in range(5)), return_exceptions=True)
 
     outcomes = asyncio.run(burst())
     assert outcomes[0] is None and all(isinstance(o, sa.exc.IntegrityError) for o in outcomes[1:])
@@ -80,7 +81,8 @@ def test_when_the_transaction_cannot_commit_every_write_of_it_fails(engine, monk
     writes = GroupCommit(engine)
 
     async def burst():
-        return await asyncio.gather(*(writes.run(insert_client, n) for n in range(3)), return_exceptions=True)
+        return await asyncio.gather(*(writes.run_checked(insert_client, None, n) for n in range(3)),
+                                    return_exceptions=True)
 
     assert all(isinstance(o, DatabaseUnavailable) for o in asyncio.run(burst()))
 
@@ -121,7 +123,7 @@ def test_a_transaction_whose_writes_all_pass_takes_no_savepoint(engine):
     writes = GroupCommit(engine)
 
     async def burst():
-        return await asyncio.gather(*(writes.run(insert_client, n) for n in range(12)),
+        return await asyncio.gather(*(writes.run_checked(insert_client, None, n) for n in range(12)),
                                     *(writes.run_checked(lambda conn, n: n, store_hits, n) for n in range(20, 30)))
 
     assert asyncio.run(burst()) == list(range(12)) + [[n] for n in range(20, 30)]
@@ -143,7 +145,8 @@ def test_a_write_that_fails_runs_its_transaction_again_without_storing_anything_
     writes = GroupCommit(engine)
 
     async def burst():
-        return await asyncio.gather(*(writes.run(counted, n) for n in (11, 12, 13, 14)), return_exceptions=True)
+        return await asyncio.gather(*(writes.run_checked(counted, None, n) for n in (11, 12, 13, 14)),
+                                    return_exceptions=True)
 
     outcomes = asyncio.run(burst())
     assert outcomes[:2] == [11, 12] and isinstance(outcomes[2], ValueError) and outcomes[3] == 14
@@ -166,7 +169,7 @@ def test_a_database_that_stops_answering_is_not_asked_again(engine, lost):
         raise lost
 
     with pytest.raises(type(lost)):
-        asyncio.run(GroupCommit(engine).run(unavailable, 1))
+        asyncio.run(GroupCommit(engine).run_checked(unavailable, None, 1))
     assert calls == [1]
 
 
@@ -193,7 +196,7 @@ def test_a_check_that_loses_the_connection_fails_its_whole_transaction(engine, l
         return numbers
 
     async def burst():
-        first = asyncio.ensure_future(writes.run(held, -1))
+        first = asyncio.ensure_future(writes.run_checked(held, None, -1))
         await asyncio.sleep(0.05)
         rest = [asyncio.ensure_future(writes.run_checked(check, store, n)) for n in range(10)]
         await asyncio.sleep(0.05)
@@ -235,13 +238,13 @@ def test_a_write_whose_event_loop_is_gone_does_not_stop_the_writes_after_it(engi
     slow, started, release = held_write()
 
     async def abandon():
-        asyncio.ensure_future(writes.run(slow, 1))
+        asyncio.ensure_future(writes.run_checked(slow, None, 1))
         await asyncio.sleep(0)
         started.wait(5)
 
     asyncio.run(abandon())  # its loop closes while the write is in its transaction
     release.set()
-    assert asyncio.run(asyncio.wait_for(writes.run(insert_client, 2), 5)) == 2
+    assert asyncio.run(asyncio.wait_for(writes.run_checked(insert_client, None, 2), 5)) == 2
 
 
 def test_in_a_burst_the_writer_pauses_so_that_writes_arriving_just_after_a_commit_join_the_next(engine):
@@ -250,15 +253,16 @@ def test_in_a_burst_the_writer_pauses_so_that_writes_arriving_just_after_a_commi
     slow, started, release = held_write()
 
     async def burst():
-        first = asyncio.ensure_future(writes.run(slow, 1))
+        first = asyncio.ensure_future(writes.run_checked(slow, None, 1))
         await asyncio.to_thread(started.wait, 5)
-        second = asyncio.ensure_future(writes.run(insert_client, 2))  # arrives during the first's transaction
+        # Arrives during the first's transaction.
+        second = asyncio.ensure_future(writes.run_checked(insert_client, None, 2))
         await asyncio.sleep(0)
         release.set()
         await first
         # Arrives after the first transaction committed: without the pause, the second would be
         # in a transaction of its own by now.
-        return await asyncio.gather(second, writes.run(insert_client, 3))
+        return await asyncio.gather(second, writes.run_checked(insert_client, None, 3))
 
     assert asyncio.run(burst()) == [2, 3]
     assert len(commits) == 2
@@ -271,7 +275,7 @@ def test_a_write_that_finds_the_writer_idle_is_not_paused(engine):
         elapsed = []
         for number in (1, 2, 3):
             start = time.monotonic()
-            await writes.run(insert_client, number)
+            await writes.run_checked(insert_client, None, number)
             elapsed.append(time.monotonic() - start)
         return elapsed
 

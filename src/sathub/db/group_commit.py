@@ -26,14 +26,13 @@ import contextvars
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from sathub.db.engines import WRITERS_LOCK, DatabaseUnavailable, connect, one_at_a_time
 
-T = TypeVar("T")
 MAX_BATCH = 256
 GATHER_SECONDS = 0.002
 # A dict that lives as long as one shared transaction, in the thread that runs it: checks may keep
@@ -54,17 +53,12 @@ class GroupCommit:
         self._lock = threading.Lock()
         self._writing = False
 
-    async def run(self, work: Callable[..., T], *args) -> T:
-        """`work(conn, *args)` in the next shared transaction; its result (or exception) once
-        that transaction has committed."""
-        return await self.run_checked(work, None, *args)
-
     async def run_checked(self, check: Callable[..., Any], store: Callable[[Connection, list], list] | None,
                           *args) -> Any:
         """`check(conn, *args)` (which must not write), then `store(conn, checked)` once for
         the checked values of the writes of the same `store` that arrived next to this one, in
-        order; this write's element of what `store` returns. Without `store`, `check` is the
-        whole write."""
+        order; this write's element of what `store` returns, once the transaction has committed.
+        Without `store`, `check` is the whole write (it may write) and its result is the answer."""
         future = asyncio.get_running_loop().create_future()
         with self._lock:
             self._waiting.append((check, store, args, future))
@@ -90,7 +84,7 @@ class GroupCommit:
                 outcomes = [(False, exc)] * len(batch)
             # Writes that arrived while that transaction ran (not those sent after its outcomes): a burst.
             burst = bool(self._waiting)
-            for (_, _, _, future), outcome in zip(batch, outcomes):
+            for (_, _, _, future), outcome in zip(batch, outcomes, strict=False):
                 try:
                     future.get_loop().call_soon_threadsafe(_settle, future, outcome)
                 except RuntimeError:  # its event loop is closed: nobody waits for this outcome

@@ -2,6 +2,7 @@
 8, clients.md items 1, 7-11), the confirmation page, foreign requests and the rate limit."""
 
 import html
+import threading
 import time
 import types
 from datetime import datetime, timedelta, timezone
@@ -142,6 +143,25 @@ def test_without_satsubmit_the_page_is_empty(client, seeded):
     response = client.get("/submit.php?" + urlencode(fields))
     assert response.status_code == 200 and "Thank" not in response.text
     assert stored(seeded) == []
+
+
+def test_the_writer_only_checks_and_stores_and_the_page_is_rendered_after_the_commit(client, seeded, monkeypatch):
+    """The writer thread holds the writers' lock for every write of its transaction: no page is
+    rendered there (rendering is the handler's, once the outcome is known)."""
+    from sathub.status.pages import submit as submit_page
+
+    rendered_in, render = [], submit_page.render
+
+    def recorded(*args, **kwargs):
+        rendered_in.append(threading.current_thread().name)
+        return render(*args, **kwargs)
+
+    monkeypatch.setattr(submit_page, "render", recorded)
+    answers = [client.get("/submit.php?" + urlencode(now_fields(**changes)))
+               for changes in ({}, {"SatReport": "Not Heard"}, {"SatCall": "NOT_A_CALL"}, {"SatName": "NOPE"})]
+    assert [answer.status_code for answer in answers] == [200, 200, 422, 422]
+    assert len(rendered_in) == 4 and "sathub-writer" not in rendered_in
+    assert stored(seeded) == [("AO-91", "W1AW", "Not Heard", "FN42")]
 
 
 # --- cross-site request forgery ---

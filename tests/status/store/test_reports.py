@@ -44,12 +44,12 @@ writes = st.one_of(
 def apply(conn, write) -> None:
     kind = write[0]
     if kind == "report":
-        report_store.insert_or_replace_report(conn, **write[1])
+        report_store.store_submitted(conn, [write[1]])
     elif kind == "bulk":
         # One report per slot, as import-legacy hands them over.
         unique = {(row["name"].lower(), row["day"], row["hour"], row["period"], row["callsign"].upper()): row
                   for row in write[1]}
-        report_store.insert_or_replace_reports(conn, list(unique.values()))
+        report_store.store_imported(conn, list(unique.values()))
     else:
         ids = conn.execute(sa.select(reports.c.id).order_by(reports.c.id)).scalars().all()
         if not ids:
@@ -145,8 +145,8 @@ def test_summary_reads_the_same_as_a_scan(engine):
     with connect(engine, write=True) as conn:
         for hour in (22, 23):
             for i, report in enumerate(["Heard", "Heard", "Not Heard", "Telemetry Only"]):
-                report_store.insert_or_replace_report(conn, name="AO-91" if i else "ao-91", day=DAYS[0], hour=hour,
-                                               period=i, callsign="W1AW", report=report, grid_square=None)
+                report_store.store_submitted(conn, [dict(name="AO-91" if i else "ao-91", day=DAYS[0], hour=hour,
+                                                         period=i, callsign="W1AW", report=report, grid_square=None)])
     with connect(engine) as conn:
         rows = report_store.summary(conn, (DAYS[0], 23)).groups
     newest = "2026-11-20T23:30:00Z"
@@ -166,7 +166,7 @@ def test_a_value_longer_than_its_column_is_refused_or_kept_whole_never_cut(engin
     long_callsign = "W" * 40
     try:
         with connect(engine, write=True) as conn:
-            report_store.insert_or_replace_in_order(conn, [dict(
+            report_store.store_submitted(conn, [dict(
                 name="AO-91", day=DAYS[0], hour=1, period=0, callsign=long_callsign, report="Heard",
                 grid_square=None)])
     except sa.exc.DBAPIError:

@@ -183,9 +183,10 @@ def _resolver(conn):
     return resolve
 
 
-def store_reports(conn, accepted: list[report_input.Accepted]) -> list[tuple[report_input.Accepted, report_store.Stored]]:
+def store_reports(conn, accepted: list[report_input.Accepted]
+                  ) -> list[tuple[report_input.Accepted, report_store.Stored]]:
     """The reports that arrived together, in one statement (group_commit.py)."""
-    return list(zip(accepted, report_store.insert_or_replace_in_order(conn, [a.row() for a in accepted])))
+    return list(zip(accepted, report_store.store_submitted(conn, [a.row() for a in accepted]), strict=True))
 
 
 @endpoint("GET")

@@ -115,7 +115,7 @@ def _store(engine: Engine, batch: list[dict], summary: ImportSummary) -> None:
     if not batch:
         return
     with db.connect(engine, write=True) as conn:
-        outcome = reports.insert_or_replace_reports(conn, batch)
+        outcome = reports.store_imported(conn, batch)
     summary.stored_new += outcome.new
     summary.already_present += outcome.unchanged
     summary.replaced += outcome.replaced

@@ -42,39 +42,64 @@ async def _answer(request: Request) -> Response:
     if not submit_rules.is_submitted(fields):
         return HTMLResponse("<html>\n<body>\n</body>\n</html>\n")
     address = client_address(request)
-    storing = fields["Confirm"] == "yes"
+    if fields["Confirm"] != "yes":
+        return _page(request, await in_thread(request, _confirmation, fields), address)
     # Only a store needs the token: the confirmation page changes nothing, and its Yes link
     # carries one, so the status page itself stays the same for everyone (and cacheable).
-    if storing and csrf.is_foreign(request.headers, csrf.own_origins(request)):
+    if csrf.is_foreign(request.headers, csrf.own_origins(request)):
         token = post.get(csrf.TOKEN_FIELD) or request.query_params.get(csrf.TOKEN_FIELD, "")
         if not csrf.token_is_valid(csrf.secret_of(request), address, token):
             return _refusal(request, FOREIGN, 403)
-    if storing:
-        return await in_write_batch(request, _check_and_store, request, fields, address, storing)
-    return await in_thread(request, _check_and_store, request, fields, address, storing)
+    limit = settings_of(request).submit_rate_per_minute
+    stored = await in_write_batch(request, _store, fields, rate_limit.client_key("submit", address), limit)
+    return _page(request, stored, address)
 
 
-def _check_and_store(conn, request: Request, fields: dict, address: str, storing: bool) -> Response:
-    """The confirmation page, or (storing) the rate limit, the insert-or-replace and the thanks."""
-    if storing:
-        now = time.time()
-        start = rate_limit.window_start(now)
-        hits = accounts.count_hit(conn, rate_limit.client_key("submit", address), start)
-        verdict = rate_limit.judge(hits, settings_of(request).submit_rate_per_minute, start, now)
-        if not verdict.allowed:
-            return _refusal(request, f"Too many reports from your address. Please try again in "
-                                     f"{verdict.retry_after} seconds.", 429,
-                            headers={"Retry-After": str(verdict.retry_after)})
+def _page(request: Request, outcome, address: str) -> Response:
+    """The page of a confirmation or a store, rendered once its transaction is over: rendering
+    does not hold up the writer (nor the other writes of its transaction)."""
+    if isinstance(outcome, rate_limit.Verdict):
+        return _refusal(request, f"Too many reports from your address. Please try again in "
+                                 f"{outcome.retry_after} seconds.", 429,
+                        headers={"Retry-After": str(outcome.retry_after)})
+    if isinstance(outcome, submit_rules.Rejected):
+        return _refusal(request, outcome.message, 422, outcome.go_back)
+    if isinstance(outcome, submit_rules.Checked):
+        return render(request, "submit_confirm.html", site=site_url(request), entry=outcome,
+                      csrf_field=csrf.TOKEN_FIELD, csrf_token=csrf.make_token(csrf.secret_of(request), address))
+    return render(request, "submit_thanks.html", site=site_url(request), replaced=outcome.replaced_count)
+
+
+def _confirmation(conn, fields: dict) -> submit_rules.Checked | submit_rules.Rejected:
+    """What the confirmation page shows: the submission as checked, or its refusal."""
+    checked = _checked(conn, fields)
+    return checked if isinstance(checked, submit_rules.Rejected) else checked[0]
+
+
+def _store(conn, fields: dict, client: str, limit: int) -> rate_limit.Verdict | submit_rules.Rejected | reports.Stored:
+    """In the shared write transaction: count the client's hit (kept even when the submission is
+    refused), check, and store in its slot. Only plain values: the page comes after the commit."""
+    now = time.time()
+    start = rate_limit.window_start(now)
+    verdict = rate_limit.judge(accounts.count_hit(conn, client, start), limit, start, now)
+    if not verdict.allowed:
+        return verdict
+    checked = _checked(conn, fields)
+    if isinstance(checked, submit_rules.Rejected):
+        return checked
+    entry, api_name = checked
+    return reports.store_submitted(conn, [dict(
+        name=api_name, day=entry.heard_on, hour=entry.hour_number, period=entry.period_number,
+        callsign=entry.callsign, report=entry.report, grid_square=entry.grid_square)])[0]
+
+
+def _checked(conn, fields: dict) -> tuple[submit_rules.Checked, str] | submit_rules.Rejected:
+    """Section 8.3 in order: the pure rules, then the catalog (API names and aliases only); the
+    submission and the API name it is stored under."""
     checked = submit_rules.check(fields, times.utc_now())
     if isinstance(checked, submit_rules.Rejected):
-        return _refusal(request, checked.message, 422, checked.go_back)
+        return checked
     api_name = catalog.resolve_api_name(conn, checked.name, display_names=False)
     if api_name is None:
-        return _refusal(request, submit_rules.UNKNOWN_SATELLITE, 422)
-    if not storing:
-        return render(request, "submit_confirm.html", site=site_url(request), entry=checked,
-                      csrf_field=csrf.TOKEN_FIELD, csrf_token=csrf.make_token(csrf.secret_of(request), address))
-    stored = reports.insert_or_replace_report(
-        conn, name=api_name, day=checked.heard_on, hour=checked.hour_number, period=checked.period_number,
-        callsign=checked.callsign, report=checked.report, grid_square=checked.grid_square)
-    return render(request, "submit_thanks.html", site=site_url(request), replaced=stored.replaced_count)
+        return submit_rules.Rejected(submit_rules.UNKNOWN_SATELLITE, go_back=False)
+    return checked, api_name

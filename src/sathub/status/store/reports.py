@@ -1,5 +1,5 @@
-"""The SQL of reports: the atomic insert-or-replace of one slot (and of many, for imports), the
-searches and rollups of the API, and the windows the pages draw. Kept with them: report_totals
+"""The SQL of reports: storing submissions (each replacing its slot's earlier report atomically)
+and imports, the searches and rollups of the API, and the windows the pages draw. Kept with them: report_totals
 (per-name counts for catalog statistics), written in the same transaction as each new report."""
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ _display_name = satellites.c.display_name.label("satellite_display_name")
 _with_catalog = reports.outerjoin(satellites, sa.func.lower(satellites.c.api_name) == sa.func.lower(reports.c.name))
 _name_key = sa.func.lower(reports.c.name).label("name_key")
 # The unique slot index of migration 0001: one report per satellite, day, hour, quarter and callsign.
-_slot = (sa.func.lower(reports.c.name), reports.c.day, reports.c.hour, reports.c.period, sa.func.upper(reports.c.callsign))
+_slot = (sa.func.lower(reports.c.name), reports.c.day, reports.c.hour, reports.c.period,
+         sa.func.upper(reports.c.callsign))
 _newest_first = (reports.c.day.desc(), reports.c.hour.desc(), reports.c.period.desc(), reports.c.id.desc())
 
 
@@ -57,22 +58,24 @@ class Stored:
 
 def insert_or_replace_report(conn: Connection, *, name: str, day: date, hour: int, period: int,
                              callsign: str, report: str, grid_square: str | None) -> Stored:
-    """Store a report in its slot (name, day, hour, period, callsign), replacing the slot's earlier
-    report in the same statement; the unique slot index makes this hold across processes.
-
-    A replacement gets a new id, as upstream's delete-then-insert did."""
-    return insert_or_replace_in_order(conn, [dict(name=name, day=day, hour=hour, period=period, callsign=callsign,
-                                                  report=report, grid_square=grid_square)])[0]
+    """store_submitted for one report. Production no longer calls it: kept for the test seeds and
+    benchmarks that still do (tests/status/seed.py, bench/status_burst.py, ...)."""
+    return store_submitted(conn, [dict(name=name, day=day, hour=hour, period=period, callsign=callsign,
+                                       report=report, grid_square=grid_square)])[0]
 
 
-def insert_or_replace_in_order(conn: Connection, rows: list[dict]) -> list[Stored]:
-    """insert_or_replace_report for reports that arrived together (a group commit), one result
-    each: one statement per run of distinct slots, since a statement may not touch a row twice,
-    so a later report of a slot still replaces an earlier one, in arrival order. One statement
-    instead of one per report: on PostgreSQL each statement also runs the statement triggers."""
+def store_submitted(conn: Connection, rows: list[dict]) -> list[Stored]:
+    """Store submitted reports (the API's and the form's, those of a group commit together), one
+    result each: each in its slot (name, day, hour, period, callsign), replacing the slot's earlier
+    report in the same statement; the unique slot index makes this hold across processes. A
+    replacement gets a new id, as upstream's delete-then-insert did.
+
+    One statement per run of distinct slots, since a statement may not touch a row twice, so a
+    later report of a slot still replaces an earlier one, in arrival order. One statement instead
+    of one per report: on PostgreSQL each statement also runs the statement triggers."""
     params = [{**row, "callsign": db_text(row["callsign"]), "replaced_report": None} for row in rows]
     return [stored for run in _runs_of_distinct_slots(params)
-            for stored in _one_statement_or_one_each(conn, run, lambda rows: _upsert_run(conn, rows))]
+            for stored in _one_statement_or_one_each(conn, run, lambda rows: _store_run(conn, rows))]
 
 
 # PostgreSQL's "ON CONFLICT DO UPDATE command cannot affect row a second time".
@@ -92,11 +95,11 @@ def _runs_of_distinct_slots(rows: list[dict]) -> list[list[dict]]:
     return [run for run in runs if run]
 
 
-def _upsert_run(conn: Connection, run: list[dict]) -> list[Stored]:
+def _store_run(conn: Connection, run: list[dict]) -> list[Stored]:
     """One statement for reports of distinct slots; its rows come back in no set order, so they
     are matched to the reports by the values they were given (a replacement takes them all)."""
     written = {(row.name, row.day, row.hour, row.period, row.callsign): row
-               for row in conn.execute(_insert_or_replace(conn.dialect.name), as_given(conn, run, _GIVEN))}
+               for row in conn.execute(_submission_upsert(conn.dialect.name), as_given(conn, run, _GIVEN))}
     results = [written[(row["name"], row["day"], row["hour"], row["period"], row["callsign"])] for row in run]
     _add_to_totals(conn, [(row.name_key, row.day, row.hour) for row in results if row.replaced_report is None])
     return [Stored(id=row.id, replaced_count=0 if row.replaced_report is None else 1) for row in results]
@@ -107,15 +110,15 @@ _GIVEN = ("name", "day", "hour", "period", "callsign", "report", "grid_square")
 
 
 @cache
-def _insert_or_replace(dialect_name: str):
+def _submission_upsert(dialect_name: str):
     """Built once per dialect: every write of the API and the form runs it, and building and
     compiling it again cost more than executing it."""
     statement = insert_given(dialect_name, reports, _GIVEN)
     return statement.on_conflict_do_update(
         index_elements=_slot,
-        set_={"id": new_id(dialect_name, reports, per_row=True), "name": statement.excluded.name, "callsign": statement.excluded.callsign,
-              "report": statement.excluded.report, "grid_square": statement.excluded.grid_square,
-              "replaced_report": reports.c.report},
+        set_={"id": new_id(dialect_name, reports, per_row=True), "name": statement.excluded.name,
+              "callsign": statement.excluded.callsign, "report": statement.excluded.report,
+              "grid_square": statement.excluded.grid_square, "replaced_report": reports.c.report},
     ).returning(reports.c.id, reports.c.replaced_report, _name_key, reports.c.name, reports.c.day, reports.c.hour,
                 reports.c.period, reports.c.callsign)
 
@@ -216,7 +219,8 @@ def _summary_query(dialect_name: str, changed_only: bool) -> sa.Select:
     rank = sa.case({value: i for i, value in enumerate(REPORT_VALUES)}, value=groups.c.report,
                    else_=len(REPORT_VALUES))
     return (sa.select(*columns, _display_name)
-            .select_from(rows.outerjoin(satellites, sa.func.lower(satellites.c.api_name) == sa.func.lower(groups.c.name)))
+            .select_from(rows.outerjoin(satellites,
+                                        sa.func.lower(satellites.c.api_name) == sa.func.lower(groups.c.name)))
             .where(data_revision.c.id == 1)
             .order_by(sa.func.lower(groups.c.name), groups.c.name, groups.c.report_count.desc(), rank))
 
@@ -228,21 +232,22 @@ class BulkStored:
     replaced: int  # its slot held a different report, which it replaced
 
 
-def insert_or_replace_reports(conn: Connection, rows: list[dict]) -> BulkStored:
-    """insert_or_replace_report for many reports in one statement, for imports.
+def store_imported(conn: Connection, rows: list[dict]) -> BulkStored:
+    """Store imported reports in one statement, each in its slot as store_submitted does.
 
     `rows` (dicts of name, day, hour, period, callsign, report, grid_square) hold at most one
     report per slot, in the order they were made, so new ids follow that order. A report equal to
     the one already in its slot (name, callsign, value and grid) leaves that row and its id alone,
     which is what makes a repeated import change nothing; a different one replaces it with a new
-    id, as insert_or_replace_report does. report_totals stays exact."""
+    id, as store_submitted does. report_totals stays exact."""
     if not rows:
         return BulkStored(new=0, unchanged=0, replaced=0)
     params = [{**row, "name": db_text(row["name"]), "callsign": db_text(row["callsign"]),
                "grid_square": None if row["grid_square"] is None else db_text(row["grid_square"]),
                "replaced_report": None} for row in rows]
     # executemany: compiled once, sent as multi-row INSERTs ("insertmanyvalues").
-    written = _one_statement_or_one_each(conn, params, lambda run: conn.execute(_import_upsert(conn.dialect.name), run).all())
+    upsert = _import_upsert(conn.dialect.name)
+    written = _one_statement_or_one_each(conn, params, lambda run: conn.execute(upsert, run).all())
     inserted = [row for row in written if row.replaced_report is None]
     _add_to_totals(conn, (row[:3] for row in inserted))
     return BulkStored(new=len(inserted), unchanged=len(rows) - len(written),
@@ -255,8 +260,8 @@ def _import_upsert(dialect_name: str):
     compared = ("name", "callsign", "report", "grid_square")
     return statement.on_conflict_do_update(
         index_elements=_slot,
-        set_={"id": new_id(dialect_name, reports, per_row=True), **{column: statement.excluded[column] for column in compared},
-              "replaced_report": reports.c.report},
+        set_={"id": new_id(dialect_name, reports, per_row=True),
+              **{column: statement.excluded[column] for column in compared}, "replaced_report": reports.c.report},
         where=sa.or_(*(reports.c[column].is_distinct_from(statement.excluded[column]) for column in compared)),
     ).returning(_name_key, reports.c.day, reports.c.hour, reports.c.replaced_report)
 
