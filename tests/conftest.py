@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 from sathub import db
 from sathub.app import create_app
 from sathub.config import Settings
+from tests.browser import chromium
 
 
 def _shared() -> Path:
@@ -107,6 +108,13 @@ def screenshots(tmp_path_factory) -> Path:
     """Where page tests save screenshots: docs/screenshots/ with SATHUB_SCREENSHOTS=1 (make
     screenshots), a temporary folder otherwise, so a test run leaves the tree clean."""
     return DOCS_SCREENSHOTS if os.environ.get("SATHUB_SCREENSHOTS") else tmp_path_factory.mktemp("screenshots")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless chromium for the tests of one module (tests/browser.py); skipped without it."""
+    with chromium() as launched:
+        yield launched
 
 
 # Under CI=true nothing is skipped silently: a test skipped for want of PostgreSQL, MariaDB or

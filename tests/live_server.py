@@ -1,4 +1,6 @@
-"""Real `sathub serve` processes for tests that need more than the in-process TestClient."""
+"""Real servers for tests that need more than the in-process TestClient: the app served by uvicorn
+in a thread of the test process (`app_in_thread`), or whole `sathub serve` processes
+(`sathub_server`)."""
 
 from __future__ import annotations
 
@@ -7,15 +9,50 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
+import uvicorn
+from sqlalchemy.engine import Engine
+
+from sathub import db
+from sathub.app import create_app
+from sathub.config import Settings
 
 
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def app_in_thread(database: Path, *, prefix: str = "", **settings) -> Iterator[tuple[str, Engine]]:
+    """The app on a free port, served by uvicorn in a thread, on a migrated SQLite database at
+    `database`, its public base URL under `prefix`; yields (that base URL, the engine). `settings`
+    are more Settings fields (secret_key, archiver_key, ...)."""
+    port = free_port()
+    site = f"http://127.0.0.1:{port}{prefix}"
+    url = f"sqlite:///{database}"
+    engine = db.create_engine(url)
+    db.upgrade(engine)
+    app = create_app(Settings(database_url=url, base_url=site, **settings), engine=engine)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.05)
+        yield site, engine
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        engine.dispose()
 
 
 @contextlib.contextmanager

@@ -5,17 +5,17 @@ import sqlalchemy as sa
 from sathub.archive.ingest.importer import import_archive
 from sathub.archive.mail.ids import message_id_hash
 from sathub.archive.tables import emails, threads
+from tests.archive.messages import raw_message
 
 LIST = "dev@lists.example.org"
 
 
 def message(key: str, *, reply_to: str | None = None, date: str = "Mon, 06 Jan 2020 10:00:00 +0000",
             sender: str = "alice@example.com", subject: str | None = None, body: str = "hello\n") -> str:
-    headers = [f"From: {sender}", f"Date: {date}", f"Message-ID: <{key}@example.org>",
-               f"Subject: {subject if subject is not None else key}"]
-    if reply_to:
-        headers.append(f"In-Reply-To: <{reply_to}@example.org>")
-    return f"From {sender} Mon Jan  6 10:00:00 2020\n" + "\n".join(headers) + "\n\n" + body + "\n"
+    """One message of an mbox, `<key@example.org>` (a reply to `<reply_to@example.org>`)."""
+    return raw_message(f"{key}@example.org", sender=sender, subject=key if subject is None else subject,
+                       reply_to=reply_to and f"{reply_to}@example.org", date=date, body=body + "\n",
+                       envelope=f"From {sender} Mon Jan  6 10:00:00 2020").decode()
 
 
 def archive(tmp_path, name: str, *messages: str):

@@ -4,63 +4,26 @@
 from __future__ import annotations
 
 import re
-import socket
-import threading
-import time
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import bcrypt
 import pytest
 
 from sathub import db
-from sathub.app import create_app
-from sathub.config import Settings
 from sathub.status.store import accounts as account_store
 from sathub.status.store import catalog as catalog_store
 from tests.conftest import empty_all_tables
+from tests.live_server import app_in_thread
 from tests.status.seed import FIXTURE_CATALOG, store_report
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update"]
-
-if not Path(CHROMIUM).exists():
-    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """A real HTTP server on a free port; yields (base URL, engine)."""
-    import uvicorn
-
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    url = f"sqlite:///{tmp_path_factory.mktemp('browser') / 'sathub.db'}"
-    engine = db.create_engine(url)
-    db.upgrade(engine)
-    settings = Settings(database_url=url, base_url=base, secret_key="browser-test-secret")
-    server = uvicorn.Server(uvicorn.Config(create_app(settings, engine=engine), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started, "uvicorn did not start"
-    yield base, engine
-    server.should_exit = True
-    thread.join(timeout=10)
-    engine.dispose()
+    with app_in_thread(tmp_path_factory.mktemp("browser") / "sathub.db", secret_key="browser-test-secret") as served:
+        yield served
 
 
 @pytest.fixture
@@ -74,14 +37,6 @@ def site(server):
             {"name": "SO-50", "display_name": "SO-50", "website": ""}])
         account_store.save_user(conn, "admin", bcrypt.hashpw(b"browser-pass", bcrypt.gensalt(4)).decode())
     return base, engine
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

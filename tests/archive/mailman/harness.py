@@ -30,7 +30,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,6 +40,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
+
+from tests.live_server import free_port
 
 MAILMAN_VERSION = "3.3.10"
 PLUGIN_VERSION = "1.2.1"
@@ -108,12 +109,6 @@ def ensure_venv(path: Path | None = None, *, python: str | None = None) -> Path:
             raise RuntimeError(f"installing Mailman failed:\n{result.stdout}\n{result.stderr}")
         marker.write_text(spec)
     return path
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 MAILMAN_CFG = """\
@@ -260,11 +255,11 @@ class Mailman:
             try:
                 self.rest("GET", "/3.1/system/versions")
                 return self
-            except (OSError, urllib.error.URLError):
+            except (OSError, urllib.error.URLError) as error:
                 if self._rest.poll() is not None or time.monotonic() > deadline:
                     output = (self.workdir / "rest.out").read_text(errors="replace")
                     self.stop()
-                    raise RuntimeError(f"Mailman's REST runner did not start:\n{output}")
+                    raise RuntimeError(f"Mailman's REST runner did not start:\n{output}") from error
                 time.sleep(0.1)
 
     def stop(self) -> None:

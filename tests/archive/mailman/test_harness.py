@@ -9,7 +9,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.archive.mailman.harness import Mailman, ensure_venv, free_port
+from tests.archive.mailman.harness import Mailman, ensure_venv
+from tests.archive.messages import raw_message
+from tests.live_server import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -70,10 +72,8 @@ def multipart(headers, body):
 
 
 def message(msgid, subject="hello", body="Body \u00e9t\u00e9\r\n"):
-    return (f"From: Ann Example <ann@example.com>\r\nTo: someone@example.net\r\nSubject: {subject}\r\n"
-            f"Message-ID: <{msgid}>\r\nDate: Mon, 01 Jan 2001 10:00:00 +0000\r\n"
-            f"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
-            f"Content-Transfer-Encoding: 8bit\r\n\r\n{body}").encode()
+    return raw_message(msgid, to="someone@example.net", subject=subject, content_type="text/plain; charset=utf-8",
+                       transfer_encoding="8bit", body=body, newline="\r\n")
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +183,8 @@ def test_failures_are_spooled_and_sent_first_with_the_next_message(mailman, reco
     # the next message to archive sends the spool first, oldest first, then itself
     mailman.post("retry@example.org", message("r3@example.com"))
     calls = recorder.take()
-    assert {path.split("?")[0] for _, path, _, _ in calls} == {"/archive/api/mailman/urls", "/archive/api/mailman/archive"}
+    assert {path.split("?")[0] for _, path, _, _ in calls} == {"/archive/api/mailman/urls",
+                                                               "/archive/api/mailman/archive"}
     posts = [multipart(h, b)["message"][2] for m, _, h, b in calls if m == "POST"]
     ids = [next(line for line in p.split(b"\n") if line.startswith(b"Message-ID:")) for p in posts]
     assert ids == [b"Message-ID: <r1@example.com>", b"Message-ID: <r2@example.com>",

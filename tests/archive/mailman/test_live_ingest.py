@@ -13,13 +13,13 @@ from sathub.archive.ingest.importer import import_archive
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mailman import live_ingest
 from sathub.archive.store import lists, reads
+from tests.archive.messages import raw_message
 from tests.conftest import SHARED_DATA
 
 
 def raw(msgid: str, reply_to: str | None = None) -> bytes:
-    reply = f"In-Reply-To: <{reply_to}>\n" if reply_to else ""
-    return (f"From: Ann <ann@example.com>\nSubject: s {msgid}\nMessage-ID: <{msgid}>\n{reply}"
-            f"Date: Tue, 02 Jan 2001 10:00:00 +0100\n\ntext\n").encode()
+    return raw_message(msgid, sender="Ann <ann@example.com>", subject=f"s {msgid}", reply_to=reply_to,
+                       date="Tue, 02 Jan 2001 10:00:00 +0100", body="text\n")
 
 
 @pytest.mark.parametrize("data, reason", [(b"", "empty"), (b"  \n", "empty"),
@@ -45,7 +45,7 @@ def store(engine, data: bytes, name: str = "dev@example.org") -> live_ingest.Sto
 
 def thread_of(engine, msgid: str, name: str = "dev@example.org") -> list[str]:
     with db.connect(engine) as conn:
-        mailing_list = reads.find_list(conn, name)
+        mailing_list = lists.find_list(conn, name)
         email = reads.find_email(conn, mailing_list, live_ingest.parse(raw(msgid)).message_id_hash)
         return [r.message_id for r in reads.thread_emails(conn, mailing_list, email.thread_hash, None)]
 
@@ -63,10 +63,11 @@ def test_store_threads_reattaches_and_skips_duplicates(engine):
 def test_nothing_is_stored_in_an_unknown_or_never_list(engine):
     email = live_ingest.parse(raw("n@x"))
     with db.connect(engine, write=True) as conn:
-        assert live_ingest.store(conn, "nobody@example.org", email) == live_ingest.Stored(email.message_id_hash, False, None)
+        assert live_ingest.store(conn, "nobody@example.org", email) == live_ingest.Stored(
+            email.message_id_hash, False, None)
         lists.create_list(conn, "quiet@example.org", {"created_at": utc_now(), "archive_policy": "never"})
         assert live_ingest.store(conn, "quiet@example.org", email).policy == "never"
-        assert reads.list_emails(conn, reads.find_list(conn, "quiet@example.org"), None) == []
+        assert reads.list_emails(conn, lists.find_list(conn, "quiet@example.org"), None) == []
 
 
 def test_live_mail_and_imported_mail_are_the_same_rows(engine, tmp_path):
@@ -84,7 +85,7 @@ def test_live_mail_and_imported_mail_are_the_same_rows(engine, tmp_path):
 
     def rows(name):
         with db.connect(engine) as conn:
-            mailing_list = reads.find_list(conn, name)
+            mailing_list = lists.find_list(conn, name)
             return sorted((r.message_id, r.subject, r.sender_address, r.sender_name, r.date, r.thread_hash,
                            r.parent_hash) for r in reads.list_emails(conn, mailing_list, None))
 

@@ -4,16 +4,13 @@ escaped, no JavaScript, private lists 403; and the same pages in Chromium."""
 from __future__ import annotations
 
 import re
-import threading
-import time
-from pathlib import Path
 
 import pytest
 
 from sathub import db
-from sathub.app import create_app
-from sathub.config import Settings
 from tests.archive.api_fixtures import MAIL
+from tests.archive.messages import raw_message
+from tests.live_server import app_in_thread
 
 BASE = "http://sathub.test"
 DEV = "dev@example.org"
@@ -58,8 +55,8 @@ def test_content_is_escaped(client, engine):
     from sathub.archive.mailman import live_ingest
     from sathub.archive.store import lists
 
-    raw = (b"From: <b>Eve</b> <eve@example.com>\nSubject: <script>alert(1)</script>\n"
-           b"Message-ID: <esc@example.com>\n\n<img src=x onerror=alert(2)> & more\n")
+    raw = raw_message("esc@example.com", sender="<b>Eve</b> <eve@example.com>", subject="<script>alert(1)</script>",
+                      date=None, body="<img src=x onerror=alert(2)> & more\n")
     email = live_ingest.parse(raw)
     with db.connect(engine, write=True) as conn:
         lists.create_list(conn, DEV, {"created_at": utc_now(), "description": "<i>desc</i>"})
@@ -95,56 +92,19 @@ def test_pages_forbid_scripts(client, archive):
 
 # -- in Chromium -----------------------------------------------------------------------------------
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update"]
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """A real server (uvicorn in a thread) with an archive key; yields (base URL, engine)."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
-    import uvicorn
-
-    from tests.live_server import free_port
-
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    url = f"sqlite:///{tmp_path_factory.mktemp('pages') / 'sathub.db'}"
-    engine = db.create_engine(url)
-    db.upgrade(engine)
-    settings = Settings(database_url=url, base_url=base, archiver_key="browser-key")
-    server = uvicorn.Server(uvicorn.Config(create_app(settings, engine=engine), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
-    yield base, engine
-    server.should_exit = True
-    thread.join(timeout=10)
-    engine.dispose()
+    with app_in_thread(tmp_path_factory.mktemp("pages") / "sathub.db", archiver_key="browser-key") as server:
+        yield server
 
 
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
-
-
-ROOT = (b"From: Ann Example <ann@example.com>\nSubject: [dev] Pass predictions\nMessage-ID: <root@example.com>\n"
-        b"Date: Mon, 01 Jan 2001 10:00:00 +0000\nMIME-Version: 1.0\n"
-        b"Content-Type: multipart/mixed; boundary=XX\n\n--XX\nContent-Type: text/plain\n\n"
-        b"See the attached <b>table</b>.\n--XX\nContent-Type: text/csv; name=passes.csv\n"
-        b"Content-Disposition: attachment; filename=passes.csv\n\naos,los\n1,2\n--XX--\n")
-REPLY = (b"From: Bob <bob@example.net>\nSubject: Re: [dev] Pass predictions\nMessage-ID: <reply@example.com>\n"
-         b"In-Reply-To: <root@example.com>\nDate: Mon, 01 Jan 2001 11:00:00 +0000\n\nThanks!\n")
+ROOT = raw_message("root@example.com", subject="[dev] Pass predictions", content_type="multipart/mixed; boundary=XX",
+                   body="--XX\nContent-Type: text/plain\n\nSee the attached <b>table</b>.\n"
+                        "--XX\nContent-Type: text/csv; name=passes.csv\n"
+                        "Content-Disposition: attachment; filename=passes.csv\n\naos,los\n1,2\n--XX--\n")
+REPLY = raw_message("reply@example.com", sender="Bob <bob@example.net>", subject="Re: [dev] Pass predictions",
+                    reply_to="root@example.com", date="Mon, 01 Jan 2001 11:00:00 +0000", body="Thanks!\n")
 
 
 @pytest.mark.browser

@@ -8,6 +8,7 @@ from sathub.archive.mailman import live_ingest
 from sathub.archive.store.threads import rethread_list
 from sathub.archive.tables import emails, threads
 from tests.archive.import_fixtures import rows, run
+from tests.archive.messages import raw_message
 
 LIST = "python-committers@python.org"
 # python-committers, October 2009 (lines 27010-27016 for the reply), shortened bodies.
@@ -33,8 +34,8 @@ answer
 """
 PARENT = "94bdd2610910130816g42826010w3d20901683678ed3@mail.gmail.com"
 REPLY = "20091013153056.E4D1A3A4116@sparrow.telecommunity.com"
-LIVE = (b"From: Guido van Rossum <guido@python.org>\nDate: Wed, 14 Oct 2009 09:00:00 -0700\n"
-        b"Message-ID: <live@python.org>\nIn-Reply-To: <" + PARENT.encode() + b">\nSubject: live only\n\nlive\n")
+LIVE = raw_message("live@python.org", sender="Guido van Rossum <guido@python.org>", subject="live only",
+                   reply_to=PARENT, date="Wed, 14 Oct 2009 09:00:00 -0700", body="live\n")
 
 
 def state(engine):

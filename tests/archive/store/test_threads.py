@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from sathub.archive.tables import emails, threads
 from tests.archive.import_checks import check_threads, snapshot
 from tests.archive.import_fixtures import LIST, archive, day, h, message, rows, run, thread_of
+from tests.archive.messages import raw_message
 
 
 @pytest.mark.parametrize("batch_size", [1, 1000])
@@ -58,13 +59,13 @@ def test_reply_loops_are_cut_at_the_earliest_message_whatever_the_order(engine, 
 
 
 def test_raw_8bit_bytes_in_reply_headers_neither_stop_the_import_nor_break_threading(engine, tmp_path):
-    def raw(key: bytes, extra: bytes = b"") -> bytes:
-        return (b"From a@example.com Mon Jan  6 10:00:00 2020\nFrom: a@example.com\nDate: " + day(6).encode()
-                + b"\nMessage-ID: <" + key + b">\nSubject: s\n" + extra + b"\nbody\n\n")
+    def raw(key: str, **fields) -> bytes:
+        return raw_message(key, sender="a@example.com", subject="s", date=day(6), body="body\n\n",
+                           envelope="From a@example.com Mon Jan  6 10:00:00 2020", **fields)
 
     path = tmp_path / "8bit.mbox"
-    path.write_bytes(raw("café@w".encode()) + raw(b"r1@w", "In-Reply-To: <café@w>\n".encode())
-                     + raw(b"r2@w", b"References: <a@b> <caf\xe9@x>\n") + raw(b"last@w"))
+    path.write_bytes(raw("café@w") + raw("r1@w", reply_to="café@w")
+                     + raw("r2@w", headers=(b"References: <a@b> <caf\xe9@x>",)) + raw("last@w"))
     summary = run(engine, path)
     assert (summary.imported, dict(summary.skipped)) == (4, {})
     # Header rules 5: the Message-ID loses its non-ASCII character, the reference keeps it, so the

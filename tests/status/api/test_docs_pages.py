@@ -4,15 +4,10 @@ at the root and under a path prefix, Swagger UI served from our own tree, and a 
 from __future__ import annotations
 
 import re
-import socket
-import threading
-import time
 from html.parser import HTMLParser
-from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
-import uvicorn
 from starlette.testclient import TestClient
 
 from sathub import db
@@ -20,6 +15,7 @@ from sathub.app import create_app
 from sathub.config import Settings
 from sathub.status.api import docs_pages as docs
 from sathub.status.store import catalog as catalog_store
+from tests.live_server import app_in_thread
 
 OVERVIEWS = ["/api/", "/api/index.php", "/api/v1/overview.php"]
 SWAGGER_PAGES = {"/api/docs.php": ("./v1/openapi.php", "./index.php"),
@@ -177,58 +173,24 @@ STRICT_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 
               "connect-src 'self'; frame-ancestors 'self'")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(params=PREFIXES, ids=["root", "prefix"])
 def live_site(request, tmp_path):
     """A uvicorn server on a free port serving the app at the root or under /status, with a seeded
     catalog."""
-    url = f"sqlite:///{tmp_path / 'sathub.db'}"
-    engine = db.create_engine(url)
-    db.upgrade(engine)
-    with db.connect(engine, write=True) as conn:
-        catalog_store.load_catalog(conn, [{"name": "AO-91", "display_name": "AO-91", "website": ""}])
-    port = free_port()
-    site = f"http://127.0.0.1:{port}{request.param}"
-    app = create_app(Settings(database_url=url, base_url=site), engine=engine)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield site
-    server.should_exit = True
-    thread.join(timeout=10)
-    engine.dispose()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("Debian's chromium is not installed (make chromium)")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update"])
-        try:
-            yield sync_api, browser
-        finally:
-            browser.close()
+    with app_in_thread(tmp_path / "sathub.db", prefix=request.param) as (site, engine):
+        with db.connect(engine, write=True) as conn:
+            catalog_store.load_catalog(conn, [{"name": "AO-91", "display_name": "AO-91", "website": ""}])
+        yield site
 
 
 class Visit:
     """One browser page on the live site that records every request, failure, error answer and
     console error, with the docs pages served under STRICT_CSP."""
 
-    def __init__(self, chromium, site: str):
-        self.expect, browser = chromium[0].expect, chromium[1]
+    def __init__(self, browser, site: str):
+        from playwright.sync_api import expect
+
+        self.expect = expect
         self.origin = "{0.scheme}://{0.netloc}/".format(urlsplit(site))
         self.context = browser.new_context(viewport={"width": 1280, "height": 1000})
         self.page = self.context.new_page()
@@ -258,8 +220,8 @@ class Visit:
 
 
 @pytest.fixture
-def visit(chromium, live_site):
-    visit = Visit(chromium, live_site)
+def visit(browser, live_site):
+    visit = Visit(browser, live_site)
     yield visit
     visit.close()
 
