@@ -2,6 +2,8 @@
 
 from datetime import datetime, timedelta, timezone
 
+import sqlalchemy as sa
+
 from sathub import db
 from sathub.status.store import catalog as catalog_store
 from sathub.status.store import reports as report_store
@@ -35,3 +37,9 @@ def store_report(engine, name, when: datetime, callsign="W1AW", report="Heard", 
         return report_store.insert_or_replace_report(
             conn, name=name, day=when.date(), hour=when.hour, period=period_of_minute(when.minute),
             callsign=callsign, report=report, grid_square=grid)
+
+
+def bump_revision(engine) -> None:
+    """Move the data revision by one, as any committed write does (migration 0001's triggers)."""
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE data_revision SET revision = revision + 1 WHERE id = 1"))

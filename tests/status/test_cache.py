@@ -3,15 +3,9 @@ share one computation, and the cache stays within its entry and byte bounds."""
 
 import asyncio
 
-import sqlalchemy as sa
-
 from sathub.status.cache import AnswerCache
 from sathub.status.templating import CachedPage
-
-
-def bump(engine) -> None:
-    with engine.begin() as conn:
-        conn.execute(sa.text("UPDATE data_revision SET revision = revision + 1 WHERE id = 1"))
+from tests.status.seed import bump_revision
 
 
 def run(coroutine):
@@ -235,12 +229,12 @@ def test_a_refreshed_answer_is_read_whole_once_then_updated_after_writes(engine)
         first = await request()
         await asyncio.sleep(0)
         unchanged = await request()  # nothing written since: the kept answer, nothing read
-        bump(engine)
+        bump_revision(engine)
         same_pass = await request()  # this pass's probe came before the write: still kept
         await asyncio.sleep(0)
         updated = await request()
         await asyncio.sleep(0)
-        bump(engine)
+        bump_revision(engine)
         await asyncio.sleep(0)
         again_whole = await request()  # changes() said: read it whole
         return first, unchanged, same_pass, updated, again_whole

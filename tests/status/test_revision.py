@@ -1,4 +1,4 @@
-"""RevisionProbe (src/sathub/db.py): the revision every cached read starts with, on both backends."""
+"""RevisionProbe (src/sathub/status/revision.py): the revision every cached read starts with, on both backends."""
 
 import pytest
 import sqlalchemy as sa
@@ -7,21 +7,17 @@ from sathub import db
 from sathub.db import DatabaseUnavailable
 from sathub.status.revision import RevisionProbe
 from tests.conftest import POSTGRES_URL
-
-
-def bump(engine) -> None:
-    with engine.begin() as conn:
-        conn.execute(sa.text("UPDATE data_revision SET revision = revision + 1 WHERE id = 1"))
+from tests.status.seed import bump_revision
 
 
 def test_the_probe_sees_every_committed_write_at_once(engine):
     probe = RevisionProbe(engine)
     first = probe.read()
     assert probe.read() == first  # the kept cursor (and prepared statement) answers again
-    bump(engine)
+    bump_revision(engine)
     assert probe.read() == first + 1
-    bump(engine)
-    bump(engine)
+    bump_revision(engine)
+    bump_revision(engine)
     assert probe.read() == first + 3
 
 
@@ -31,7 +27,7 @@ def test_a_statement_on_the_probe_connection_holds_no_snapshot(engine):
     probe = RevisionProbe(engine)
     statement = sa.text("SELECT revision FROM data_revision WHERE id = 1")
     first = probe.execute(statement, {})[0].revision
-    bump(engine)
+    bump_revision(engine)
     assert probe.execute(statement, {})[0].revision == first + 1
     assert probe.read() == first + 1
 
@@ -40,7 +36,7 @@ def test_a_dead_probe_connection_is_replaced(engine):
     probe = RevisionProbe(engine)
     first = probe.read()
     probe.local.conn.connection.dbapi_connection.close()  # the server dropped it
-    bump(engine)
+    bump_revision(engine)
     assert probe.read() == first + 1
 
 
