@@ -33,7 +33,8 @@ def quick_failures(monkeypatch):
 def seeded(engine):
     seed_catalog(engine)
     with db.connect(engine, write=True) as conn:
-        account_store.save_user(conn, "admin", bcrypt.hashpw(b"correct horse", bcrypt.gensalt(4)).decode().replace("$2b$", "$2y$"))
+        php_hash = bcrypt.hashpw(b"correct horse", bcrypt.gensalt(4)).decode().replace("$2b$", "$2y$")
+        account_store.save_user(conn, "admin", php_hash)
     return engine
 
 
@@ -140,7 +141,8 @@ def test_create_shows_at_once_in_the_api_the_page_and_the_legacy_list(client, se
     assert "SO-50_[FM]" in [item["html_element_name"] for item in client.get("/api/v1/satellites.php").json()]
     assert '<option value="SO-50_[FM]">SO-50 FM</option>' in client.get("/").text
     manage = client.get("/admin/manage_satellites.php").text
-    assert "<th scope=\"col\">Satellite Name</th><th scope=\"col\">HTML Name</th><th scope=\"col\">Website</th>" in manage
+    assert ('<th scope="col">Satellite Name</th><th scope="col">HTML Name</th><th scope="col">Website</th>'
+            in manage)
     assert 'href="https://example.org/so50" target="_blank"' in manage
 
 

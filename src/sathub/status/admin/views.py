@@ -128,7 +128,8 @@ async def login(request: Request) -> Response:
         return _page(request, "admin_login.html", login_token=token, failed=True)
     response = RedirectResponse(f"{site}/admin/dashboard.php", status_code=302)
     cookie = sessions.encode(secret_of(request), sessions.new_session(username, user.session_generation))
-    response.set_cookie(sessions.COOKIE, cookie, **sessions.cookie_options(site, f"{settings_of(request).prefix}/admin"))
+    options = sessions.cookie_options(site, f"{settings_of(request).prefix}/admin")
+    response.set_cookie(sessions.COOKIE, cookie, **options)
     return response
 
 
@@ -152,23 +153,29 @@ async def add_satellite(request: Request, session, fields) -> Response:
 
 
 def _names(fields: dict[str, str]) -> tuple[str, str, str]:
+    """Display name, API name and website, as the add and edit forms send them."""
     return (rules.php_trim(fields.get("satellite_name", "")), rules.php_trim(fields.get("html_satellite_name", "")),
             rules.php_trim(fields.get("website", "")))
 
 
-@admin_only(changes=True)
-async def create_satellite(request: Request, session, fields) -> Response:
-    dashboard_link = f"{site_url(request)}/admin/dashboard.php"
+async def _save(request: Request, fields: dict[str, str], satellite_id: int | None) -> str | None:
+    """The add and edit forms' checks, in order, then the entry saved (a new one when
+    `satellite_id` is None): the refusal to show, or None once saved."""
     display_name, api_name, website = _names(fields)
     if not display_name or not api_name:
-        return _message(request, session, "You must enter the Satellite Name & HTML Name;", dashboard_link,
-                        "Return to Dashboard")
+        return "You must enter the Satellite Name & HTML Name;"
     if website and not rules.is_web_url(website):
-        return _message(request, session, WEBSITE_REFUSED, dashboard_link, "Return to Dashboard")
-    if not await in_thread(request, _create, display_name, api_name, website, write=True):
-        return _message(request, session, f"A satellite with the HTML Name {api_name} already exists.",
-                        dashboard_link, "Return to Dashboard")
-    return _message(request, session, "New record created successfully", dashboard_link, "Return to Dashboard")
+        return WEBSITE_REFUSED
+    if not await in_thread(request, _store_entry, satellite_id, display_name, api_name, website, write=True):
+        return f"A satellite with the HTML Name {api_name} already exists."
+    return None
+
+
+@admin_only(changes=True)
+async def create_satellite(request: Request, session, fields) -> Response:
+    back = f"{site_url(request)}/admin/dashboard.php", "Return to Dashboard"
+    refusal = await _save(request, fields, satellite_id=None)
+    return _message(request, session, refusal or "New record created successfully", *back)
 
 
 @admin_only()
@@ -189,21 +196,12 @@ async def edit_satellite(request: Request, session, fields) -> Response:
 
 @admin_only(changes=True)
 async def update_satellite(request: Request, session, fields) -> Response:
-    manage_link = f"{site_url(request)}/admin/manage_satellites.php"
+    back = f"{site_url(request)}/admin/manage_satellites.php", "Return to Manage Satellite"
     satellite_id = _integer(fields.get("sat_id"))
     if satellite_id is None:
-        return _message(request, session, "Error.", manage_link, "Return to Manage Satellite")
-    display_name, api_name, website = _names(fields)
-    if not display_name or not api_name:
-        return _message(request, session, "You must enter the Satellite Name & HTML Name;", manage_link,
-                        "Return to Manage Satellite")
-    if website and not rules.is_web_url(website):
-        return _message(request, session, WEBSITE_REFUSED, manage_link, "Return to Manage Satellite")
-    if not await in_thread(request, _update, satellite_id, display_name, api_name, website, write=True):
-        return _message(request, session, f"A satellite with the HTML Name {api_name} already exists.",
-                        manage_link, "Return to Manage Satellite")
-    return _message(request, session, f"{display_name} updated successfully", manage_link,
-                    "Return to Manage Satellite")
+        return _message(request, session, "Error.", *back)
+    refusal = await _save(request, fields, satellite_id)
+    return _message(request, session, refusal or f"{_names(fields)[0]} updated successfully", *back)
 
 
 @admin_only(changes=True)
@@ -223,20 +221,15 @@ async def stylesheet(request: Request) -> Response:
     return static_response(request, "global.css", "text/css; charset=utf-8")
 
 
-
-def _create(conn, display_name: str, api_name: str, website: str) -> bool:
-    """Add the entry unless its API name is taken; whether it was added."""
-    if catalog.api_name_taken(conn, api_name):
-        return False
-    catalog.create(conn, display_name, api_name, website)
-    return True
-
-
-def _update(conn, satellite_id: int, display_name: str, api_name: str, website: str) -> bool:
-    """Change the entry unless its new API name is another's; whether it was changed."""
+def _store_entry(conn, satellite_id: int | None, display_name: str, api_name: str, website: str) -> bool:
+    """Add the entry (`satellite_id` None) or change it, unless its API name is another entry's;
+    whether it was saved."""
     if catalog.api_name_taken(conn, api_name, except_id=satellite_id):
         return False
-    catalog.update(conn, satellite_id, display_name, api_name, website)
+    if satellite_id is None:
+        catalog.create(conn, display_name, api_name, website)
+    else:
+        catalog.update(conn, satellite_id, display_name, api_name, website)
     return True
 
 
