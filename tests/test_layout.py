@@ -101,6 +101,58 @@ def test_only_the_store_writes_sql():
         assert "sa.select(" not in text and "sa.text(" not in text and ".insert()" not in text, name
 
 
+FRONT_DOOR = {"sathub", "sathub.__main__", "sathub.cli", "sathub.cli_options", "sathub.app", "sathub.config",
+              "sathub.web"}
+SHARED_PACKAGES = {"db", "server"}  # what truly belongs to both interfaces
+INTERFACES = ("status", "archive")
+# The rooms both interfaces have, for the same jobs (docs/design.md, "Layout").
+COMMON_ROOMS = {"api", "pages", "store"}
+COMMON_MODULES = {"tables", "routes", "commands"}
+# Modules that turn requests into answers: they ask a store and never hold SQL or SQLAlchemy.
+HANDLERS = ("sathub.status.api", "sathub.status.pages", "sathub.status.admin", "sathub.status.routes",
+            "sathub.archive.api", "sathub.archive.pages", "sathub.archive.mailman.endpoints",
+            "sathub.archive.routes", "sathub.archive.edge", "sathub.archive.access")
+
+
+def test_the_top_of_the_package_is_the_front_door_and_what_both_interfaces_share():
+    top = {name for name in source_modules() if name.count(".") <= 1 and name.removeprefix("sathub.")
+           not in (*INTERFACES, *SHARED_PACKAGES)}
+    assert top == FRONT_DOOR
+    folders = {path.name for path in ROOT.iterdir() if path.is_dir() and path.name != "__pycache__"}
+    assert folders == {*INTERFACES, *SHARED_PACKAGES, "migrations", "data"}
+
+
+def test_both_interfaces_have_the_same_rooms_for_the_same_jobs():
+    for interface in INTERFACES:
+        folder = ROOT / interface
+        assert COMMON_ROOMS <= {path.name for path in folder.iterdir() if (path / "__init__.py").exists()}
+        assert COMMON_MODULES <= {path.stem for path in folder.glob("*.py")}
+
+
+def test_the_shared_layers_never_import_the_interfaces_or_the_front_door():
+    above = ("sathub.status", "sathub.archive", "sathub.app", "sathub.cli", "sathub.web")
+    for name, targets in import_graph().items():
+        if name.startswith(("sathub.db", "sathub.server", "sathub.config")):
+            assert not {t for t in targets if t.startswith(above)}, name
+
+
+def test_the_interfaces_never_import_the_app_or_the_command_line():
+    for name, targets in import_graph().items():
+        if name.startswith(tuple(f"sathub.{interface}" for interface in INTERFACES)):
+            assert not targets & {"sathub.app", "sathub.cli"}, name
+
+
+def test_handlers_hold_no_sqlalchemy():
+    """Handlers name a connection's types through sathub.db; SQLAlchemy itself stays in the stores,
+    the tables and the database layer."""
+    for name, path in source_modules().items():
+        if name.startswith(HANDLERS):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+            imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+            assert not {module for module in imported if module.split(".")[0] == "sqlalchemy"}, name
+
+
 def test_no_module_is_longer_than_one_can_read_whole():
     long = {name: count for name, path in source_modules().items()
             if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}

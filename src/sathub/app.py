@@ -8,10 +8,11 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Mount
 from starlette.types import ASGIApp
 
+from sathub.archive.api.links import WEB_PREFIXES
 from sathub.archive.routes import routes as archive_routes
 from sathub.config import Settings
 from sathub.db.engines import create_engine
@@ -34,11 +35,12 @@ NOT_FOUND_PAGE = """<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">
 
 
 async def not_found(request: Request, exc: HTTPException) -> Response:
-    """An unknown path of interface A is upstream's HTML page; the archive keeps Starlette's text."""
+    """An unknown path of interface A is upstream's HTML page, typed `text/html` without a charset
+    as upstream's is; the archive keeps Starlette's text."""
     path = request.url.path.removeprefix(request.app.state.settings.prefix)
-    if path.startswith(("/archive/", "/archives/", "/hyperkitty/")):
+    if path.startswith(WEB_PREFIXES):
         return PlainTextResponse(exc.detail, status_code=exc.status_code)
-    return HTMLResponse(NOT_FOUND_PAGE, status_code=404)
+    return Response(NOT_FOUND_PAGE, status_code=404, headers={"Content-Type": "text/html"})
 
 
 class SathubApp(Starlette):

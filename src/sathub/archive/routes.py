@@ -7,7 +7,7 @@ from __future__ import annotations
 from starlette.routing import Route
 
 from sathub.archive.api.endpoint import AddSlash, Endpoint, NotFound
-from sathub.archive.api.links import API_PREFIXES
+from sathub.archive.api.links import API_PREFIXES, WEB_PREFIXES
 from sathub.archive.api.views import VIEWS
 from sathub.archive.mailman.endpoints import ARCHIVER_PATHS
 from sathub.archive.pages.attachments import Download
@@ -18,8 +18,7 @@ def routes() -> list[Route]:
     """Every view under each prefix, each with its slash-less twin (301), then a JSON 404 catch-all."""
     add_slash, not_found = AddSlash(), NotFound()
     result: list[Route] = []
-    for prefix in API_PREFIXES:
-        web = prefix[: -len("api/")]
+    for prefix, web in zip(API_PREFIXES, WEB_PREFIXES):
         for pattern, view in VIEWS.items():
             result.append(Route(prefix + pattern, Endpoint(view, prefix)))
             result.append(Route((prefix + pattern)[:-1], add_slash))

@@ -13,7 +13,13 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy import event
-from sqlalchemy.engine import Connection, Engine, make_url
+
+# Connection, Engine and Row are the types a store function takes and answers; handlers name them
+# from here, never from SQLAlchemy.
+from sqlalchemy.engine import Connection as Connection
+from sqlalchemy.engine import Engine as Engine
+from sqlalchemy.engine import Row as Row
+from sqlalchemy.engine import make_url
 
 from sathub.db.deadlines import CONNECT_SECONDS, PROBE_SECONDS, Deadlines, SilentServer
 
@@ -54,6 +60,13 @@ _sqlite_writers: weakref.WeakKeyDictionary[Engine, SQLiteWriters] = weakref.Weak
 
 class DatabaseUnavailable(Exception):
     """The database cannot be reached (connection refused, server down, file unreadable)."""
+
+
+# What a handler may meet when the database went away under a statement (beside the refusal to
+# connect, DatabaseUnavailable): an answer of "unavailable, try again", never a 500.
+UNREACHABLE = (DatabaseUnavailable, sa.exc.OperationalError, sa.exc.InterfaceError)
+# Any other failure of the database layer.
+DatabaseError = sa.exc.SQLAlchemyError
 
 
 def normalize_url(url: str) -> sa.URL:

@@ -4,17 +4,15 @@
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from starlette.routing import Route
 
-from sathub.db.engines import DatabaseUnavailable
+from sathub.db.engines import UNREACHABLE
 from sathub.status.admin import views as admin
 from sathub.status.api import docs_pages, legacy_arrays, v1
 from sathub.status.pages import outage, satellite_pages, status_page, submit
 
 # The pages' answer while the database is away (the API endpoints answer their own envelope).
-EXCEPTION_HANDLERS = {exception: outage.database_unavailable
-                      for exception in (DatabaseUnavailable, sa.exc.OperationalError, sa.exc.InterfaceError)}
+EXCEPTION_HANDLERS = {exception: outage.database_unavailable for exception in UNREACHABLE}
 
 
 def _any_method(path: str, endpoint) -> Route:

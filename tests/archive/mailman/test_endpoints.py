@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 from sathub.app import create_app
 from sathub.archive.mail.ids import message_id_hash
 from sathub.archive.mailman.endpoints import allowed_networks, source_allowed
-from sathub.archive.store import reads
+from sathub.archive.store import lists, reads
 from sathub.archive.tables import NEVER, PRIVATE
 from sathub.db import connect
 
@@ -52,7 +52,7 @@ def page(address: str, msgid: str, prefix: str = "/archive/") -> str:
 
 def stored(engine, address="dev@example.org"):
     with connect(engine) as conn:
-        mailing_list = reads.find_list(conn, address)
+        mailing_list = lists.find_list(conn, address)
         if mailing_list is None:
             return None, []
         return mailing_list, reads.list_emails(conn, mailing_list, None)
@@ -83,7 +83,7 @@ def test_a_reply_before_its_parent_is_reattached(mailman, engine):
     assert post(mailman, message("child@example.com", "Re: root", reply_to="root@example.com")).status_code == 200
     assert post(mailman, message("root@example.com", "root")).status_code == 200
     with connect(engine) as conn:
-        mailing_list = reads.find_list(conn, "dev@example.org")
+        mailing_list = lists.find_list(conn, "dev@example.org")
         threads = reads.list_threads(conn, mailing_list.id, None)
         rows = reads.thread_emails(conn, mailing_list, threads[0].thread_id, None)
     assert [t.thread_id for t in threads] == [message_id_hash("root@example.com")]
@@ -108,7 +108,6 @@ def test_the_list_address_is_lowercased(mailman, engine):
 def test_a_private_list_keeps_its_mail_private(mailman, engine):
     with connect(engine, write=True) as conn:
         from sathub.archive.mail.dates import utc_now
-        from sathub.archive.store import lists
         lists.create_list(conn, "secret@example.org", {"archive_policy": PRIVATE, "created_at": utc_now()})
     answer = post(mailman, message("s1@example.com"), mlist="secret@example.org")
     assert answer.status_code == 200
@@ -120,7 +119,6 @@ def test_a_private_list_keeps_its_mail_private(mailman, engine):
 def test_a_never_list_archives_nothing(mailman, engine):
     with connect(engine, write=True) as conn:
         from sathub.archive.mail.dates import utc_now
-        from sathub.archive.store import lists
         lists.create_list(conn, "quiet@example.org", {"archive_policy": NEVER, "created_at": utc_now()})
     answer = post(mailman, message("q1@example.com"), mlist="quiet@example.org")
     assert answer.status_code == 200  # not an error: the plugin would retry it with every later post

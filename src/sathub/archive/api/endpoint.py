@@ -1,7 +1,8 @@
 """How one archive API request becomes a response: format, methods, errors, trailing slashes.
 
 A View only says what its GET answers (a payload built from a Call); the Endpoint around it
-gives every view the same behaviour: HEAD, OPTIONS, 405, `?format=`, and JSON errors."""
+(an ArchiveEndpoint, edge.py) gives every view the same behaviour: HEAD, OPTIONS, 405,
+`?format=`, and errors in the negotiated format."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from sqlalchemy.engine import Connection, Engine
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
@@ -20,7 +20,8 @@ from starlette.types import Receive, Scope, Send
 from sathub import db
 from sathub.archive.api import paging, render
 from sathub.archive.api.links import Links, quote_path
-from sathub.db.engines import DatabaseUnavailable
+from sathub.archive.edge import ArchiveEndpoint, ArchiveError
+from sathub.db.engines import Connection, Engine
 from sathub.web import engine_of, site_url
 
 FORMATS = ("json", "api")
@@ -66,39 +67,45 @@ class View:
     get: Callable[[Call], object]
 
 
-class Endpoint:
-    """ASGI app serving `view` under one API prefix; accepts every method to answer 405 itself."""
+class Endpoint(ArchiveEndpoint):
+    """The API's door: `view` under one API prefix, its answers and errors in the negotiated format."""
+
+    methods = ("GET", "HEAD", "OPTIONS")
 
     def __init__(self, view: View, prefix: str) -> None:
         self.view, self.prefix = view, prefix
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = await run_in_threadpool(self.respond, Request(scope, receive))
-        await response(scope, receive, send)
+    def refuse_early(self, request: Request) -> None:
+        if _format(request) not in (None, *FORMATS):
+            raise ArchiveError(404)  # before the method, as DRF negotiates before it dispatches
 
-    def respond(self, request: Request) -> Response:
-        head = request.method == "HEAD"
-        format_value = request.query_params.get("format") or None
-        if format_value is not None and format_value not in FORMATS:
-            return render.json_error(404, render.NOT_FOUND, head)
-        links = Links(site_url(request), self.prefix, format_value)
+    async def respond(self, request: Request) -> Response:
+        return await run_in_threadpool(self._respond, request)
+
+    def _respond(self, request: Request) -> Response:
+        if request.method == "OPTIONS":
+            payload = {"name": self.view.name, "description": self.view.description,
+                       "renders": render.RENDERS, "parses": render.PARSES}
+        else:
+            payload = self.view.get(Call(request, self._links(request), engine_of(request)))
+        return self._answer(request, payload, 200)
+
+    def render_error(self, request: Request, error: ArchiveError) -> Response:
+        return self._answer(request, {"detail": error.detail}, error.status)
+
+    def _links(self, request: Request) -> Links:
+        return Links(site_url(request), self.prefix, _format(request))
+
+    def _answer(self, request: Request, payload, status: int) -> Response:
+        format_value = _format(request)
         html_page = format_value == "api" or (
             format_value is None and render.wants_html(request.headers.get("accept", "")))
-        status = 200
-        try:
-            if request.method in ("GET", "HEAD"):
-                payload = self.view.get(Call(request, links, engine_of(request)))
-            elif request.method == "OPTIONS":
-                payload = {"name": self.view.name, "description": self.view.description,
-                           "renders": render.RENDERS, "parses": render.PARSES}
-            else:
-                raise render.ApiError(405, f'Method "{request.method}" not allowed.')
-        except render.ApiError as error:
-            status, payload = error.status, {"detail": error.detail}
-        except DatabaseUnavailable:
-            status, payload = 503, {"detail": render.UNAVAILABLE}
-        return render.answer(payload, status=status, html_page=html_page, head=head, title=self.view.name,
-                             request=request, index_link=links.index())
+        return render.answer(payload, status=status, html_page=html_page, title=self.view.name, request=request,
+                             index_link=self._links(request).index())
+
+
+def _format(request: Request) -> str | None:
+    return request.query_params.get("format") or None
 
 
 class AddSlash:
@@ -113,9 +120,11 @@ class AddSlash:
         await Response(status_code=301, headers={"Location": location})(scope, receive, send)
 
 
-class NotFound:
-    """ASGI app for any other path under an API prefix: HyperKitty has no route there; JSON 404."""
+class NotFound(ArchiveEndpoint):
+    """Any other path under an API prefix: HyperKitty has no route there; a JSON 404 for every method."""
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = render.json_error(404, render.NOT_FOUND, scope["method"] == "HEAD")
-        await response(scope, receive, send)
+    def refuse_early(self, request: Request) -> None:
+        raise ArchiveError(404)
+
+    def render_error(self, request: Request, error: ArchiveError) -> Response:
+        return render.json_error(error.status, error.detail)

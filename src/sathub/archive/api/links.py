@@ -9,6 +9,8 @@ from urllib.parse import quote, urlencode
 
 # The three prefixes real deployments use; a client may mix them, so links follow the request's.
 API_PREFIXES = ("/archive/api/", "/archives/api/", "/hyperkitty/api/")
+# Beside each, the web prefix of the pages and of Mailman's links (`/archive/`).
+WEB_PREFIXES = tuple(prefix.removesuffix("api/") for prefix in API_PREFIXES)
 
 # Characters Django's iri_to_uri leaves alone in a path, minus the ones that end a path.
 _PATH_SAFE = "/@:;=+$,!*'()~&"

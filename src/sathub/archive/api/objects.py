@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy.engine import Row
-
 from sathub.archive.api.links import Links
+from sathub.db.engines import Row
 
 # Votes are a web-UI feature; an imported archive has none.
 NO_VOTES = {"likes": 0, "dislikes": 0, "status": "neutral"}

@@ -1,6 +1,6 @@
 """How the archive API answers: compact UTF-8 JSON or the browsable HTML page, its headers, errors.
 
-Errors are raised once as ApiError and rendered here like any payload, so they carry the same
+Errors are raised once as ArchiveError (edge.py) and rendered here like any payload, so they carry the same
 headers (Allow, Vary) and honour `?format=api` as HyperKitty's Django REST framework does."""
 
 from __future__ import annotations
@@ -19,9 +19,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 ALLOW = "GET, HEAD, OPTIONS"
-NOT_FOUND = "Not found."
-FORBIDDEN = "You do not have permission to perform this action."
-UNAVAILABLE = "Service temporarily unavailable, try again later."
 RENDERS = ["application/json", "text/html"]
 PARSES = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]
 
@@ -29,14 +26,6 @@ _templates = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True)
 # A JSON string holding an absolute URL, after HTML escaping (`&` and `'` arrive escaped).
 _QUOTED_URL = re.compile(r"&quot;(https?://(?:[^&\s]|&amp;|&#x27;)*?)&quot;")
-
-
-class ApiError(Exception):
-    """An answer other than 200: a status and DRF's `{"detail": …}` text."""
-
-    def __init__(self, status: int, detail: str = NOT_FOUND):
-        super().__init__(detail)
-        self.status, self.detail = status, detail
 
 
 def wants_html(accept: str) -> bool:
@@ -58,29 +47,20 @@ def wants_html(accept: str) -> bool:
     return best_is_html
 
 
-def answer(payload, *, status: int = 200, html_page: bool, head: bool, title: str,
-           request: Request, index_link: str) -> Response:
-    """`payload` as JSON or as the browsable page; a HEAD answer keeps the headers, drops the body."""
+def answer(payload, *, status: int = 200, html_page: bool, title: str, request: Request,
+           index_link: str) -> Response:
+    """`payload` as JSON or as the browsable page."""
     api_headers = {"Allow": ALLOW, "Vary": "Accept"}
     if html_page:
         body = _page(payload, status, title, request, index_link).encode()
-        return bodiless(body, status, {**api_headers, "Content-Type": "text/html; charset=utf-8"}, head)
-    return bodiless(orjson.dumps(payload), status, {**api_headers, "Content-Type": "application/json"}, head)
+        return Response(body, status, {**api_headers, "Content-Type": "text/html; charset=utf-8"})
+    return Response(orjson.dumps(payload), status, {**api_headers, "Content-Type": "application/json"})
 
 
-def json_error(status: int, detail: str, head: bool, headers: dict[str, str] | None = None) -> Response:
-    """A JSON error whatever was negotiated (unknown `format` values, download errors)."""
-    return bodiless(orjson.dumps({"detail": detail}), status,
-                    {"Allow": ALLOW, "Vary": "Accept", "Content-Type": "application/json", **(headers or {})},
-                    head)
-
-
-def bodiless(body: bytes, status: int, headers: dict[str, str], head: bool) -> Response:
-    """`body` with exactly `headers` (Content-Type included); HEAD keeps the GET length, drops the body."""
-    if head:
-        headers = {**headers, "Content-Length": str(len(body))}
-        body = b""
-    return Response(body, status_code=status, headers=headers)
+def json_error(status: int, detail: str, headers: dict[str, str] | None = None) -> Response:
+    """A JSON error whatever was negotiated (paths HyperKitty has no route for, download errors)."""
+    return Response(orjson.dumps({"detail": detail}), status,
+                    {"Allow": ALLOW, "Vary": "Accept", "Content-Type": "application/json", **(headers or {})})
 
 
 def _page(payload, status: int, title: str, request: Request, index_link: str) -> str:

@@ -5,38 +5,17 @@ of them the common behaviour; routes.py serves each under the three prefixes rea
 
 from __future__ import annotations
 
-import re
-
-from sqlalchemy.engine import Connection, Row
-
+from sathub.archive.access import HASH, LIST_ADDRESS, MAILMAN_ID, visible_list
 from sathub.archive.api import objects
 from sathub.archive.api.endpoint import Call, View
-from sathub.archive.api.render import FORBIDDEN, NOT_FOUND, ApiError
+from sathub.archive.edge import ArchiveError
 from sathub.archive.store import reads
-from sathub.archive.tables import PRIVATE
-
-# Path segments are checked before any query: a malformed one is simply not found, and no value a
-# database refuses (PostgreSQL rejects NUL in text) ever reaches one.
-HASH = re.compile(r"[A-Z2-7]{32}")
-MAILMAN_ID = re.compile(r"[0-9a-f]{32}")
-# HyperKitty's route takes one `@` with something on each side; anything else is no route.
-LIST_ADDRESS = re.compile(r"[^@\x00]+@[^@\x00]+")
-
-
-def visible_list(conn: Connection, address: str, unknown: str = NOT_FOUND) -> Row:
-    """The public list at `address`, else 404 (`unknown` text) or 403 for a private one."""
-    mailing_list = reads.find_list(conn, address)
-    if mailing_list is None:
-        raise ApiError(404, unknown)
-    if mailing_list.archive_policy == PRIVATE:
-        raise ApiError(403, FORBIDDEN)
-    return mailing_list
 
 
 def list_address(call: Call) -> str:
     address = call.params["address"]
     if not LIST_ADDRESS.fullmatch(address):
-        raise ApiError(404)
+        raise ArchiveError(404)
     return address
 
 
@@ -91,7 +70,7 @@ def get_thread(call: Call) -> dict:
         thread_id = call.params["thread_id"]
         thread = reads.find_thread(conn, mailing_list.id, thread_id) if HASH.fullmatch(thread_id) else None
         if thread is None:
-            raise ApiError(404, unknown)
+            raise ArchiveError(404, unknown)
         around = reads.thread_neighbours(conn, mailing_list.id, thread.date_active, thread.date_active)
         people = reads.participants(conn, thread.id)
     [neighbours] = objects.page_neighbours([thread], around)
@@ -103,7 +82,7 @@ def get_thread_emails(call: Call):
     with call.connect() as conn:
         mailing_list = visible_list(conn, address)
         if not HASH.fullmatch(thread_id):
-            raise ApiError(404)
+            raise ArchiveError(404)
         # An unknown thread of a known list has no rows: an empty answer, as in HyperKitty.
         rows = reads.thread_emails(conn, mailing_list, thread_id, call.page)
         children = reads.thread_children(conn, mailing_list, thread_id, rows)
@@ -131,7 +110,7 @@ def get_email(call: Call) -> dict:
         message_id_hash = call.params["message_id_hash"]
         row = reads.find_email(conn, mailing_list, message_id_hash) if HASH.fullmatch(message_id_hash) else None
         if row is None:
-            raise ApiError(404, unknown)
+            raise ArchiveError(404, unknown)
         children = reads.email_children(conn, row.id)
         attachment_rows = reads.email_attachments(conn, row.id)
     return objects.email_detail(row, children, attachment_rows, call.links)
@@ -140,7 +119,7 @@ def get_email(call: Call) -> dict:
 def get_sender_emails(call: Call):
     key = call.params["sender_key"]
     if "\x00" in key or ("@" not in key and not MAILMAN_ID.fullmatch(key)):
-        raise ApiError(404)
+        raise ArchiveError(404)
     with call.connect() as conn:
         sender = reads.find_sender(conn, key)
         rows, children, count = [], {}, 0

@@ -16,14 +16,17 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from sathub import db
 from sathub.archive.ingest.parsing import default_processes, parsed_emails
 from sathub.archive.ingest.sources import read_archives
 from sathub.archive.ingest.summary import ImportSummary
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.message import ParsedEmail
+from sathub.archive.store import lists as list_store
 from sathub.archive.store.corrections import EarlierRows
 from sathub.archive.store.threads import rethread_list
-from sathub.archive.store.writes import ensure_list, refresh_statistics, write_batch
+from sathub.archive.store.writes import refresh_statistics, write_batch
+from sathub.archive.tables import PRIVATE, PUBLIC
 
 BATCH_SIZE = 1000
 BUSY_RETRIES = 6  # a locked SQLite database is retried for about 3 s in all
@@ -51,7 +54,7 @@ def import_archive(engine: Engine, list_name: str, paths: Iterable[Path], *, pri
     for number, batch in enumerate(_batches(parsed, batch_size), start=1):
         if list_id is None:
             # Committed before any email is written: a private list's mail is never visible, even mid-import.
-            list_id = ensure_list(engine, list_name, private=private)
+            list_id = _list_to_import_into(engine, list_name, private)
             earlier = EarlierRows(engine, list_id)
         _write(engine, list_id, batch, earlier, summary)
         if number & (number - 1) == 0:  # after batches 1, 2, 4, 8, ...: while the tables grow
@@ -63,6 +66,17 @@ def import_archive(engine: Engine, list_name: str, paths: Iterable[Path], *, pri
         bar.close()
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _list_to_import_into(engine: Engine, name: str, private: bool) -> int:
+    """The id of list `name`, created (public, or private with `private`) in a transaction of its
+    own. An existing list becomes private with `private`; it is never made public by an import."""
+    with db.connect(engine, write=True) as conn:
+        found = list_store.find_list(conn, name) or list_store.create_list(conn, name, {
+            "archive_policy": PRIVATE if private else PUBLIC, "created_at": utc_now()})
+        if private and found.archive_policy != PRIVATE:
+            list_store.update_list(conn, found.id, {"archive_policy": PRIVATE})
+        return found.id
 
 
 def _batches(parsed: Iterator[ParsedEmail], size: int) -> Iterator[list[ParsedEmail]]:

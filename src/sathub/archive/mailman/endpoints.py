@@ -21,14 +21,13 @@ import ipaddress
 import logging
 
 import orjson
-import sqlalchemy as sa
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
 
-from sathub.archive.api.views import LIST_ADDRESS
+from sathub.archive.access import LIST_ADDRESS
+from sathub.archive.edge import ArchiveEndpoint, ArchiveError
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.ids import clean_message_id, message_id_hash
 from sathub.archive.mailman import list_settings, live_ingest
@@ -36,20 +35,11 @@ from sathub.archive.pages.browse import list_page_url, message_page_url
 from sathub.archive.store import lists as list_store
 from sathub.archive.tables import NEVER, PUBLIC
 from sathub.config import Settings
-from sathub.db.engines import DatabaseUnavailable
-from sathub.web import BodyTooLarge, client_address, in_thread, read_body, settings_of, site_url
+from sathub.web import BodyTooLarge, client_address, engine_of, in_thread, read_body, settings_of, site_url
 
 log = logging.getLogger("sathub.archive.mailman")
 
 ANY = ("*", "any")
-
-
-class Refused(Exception):
-    """An answer other than 200: a status, a detail for the operator, and for 403 the check."""
-
-    def __init__(self, status: int, detail: str, check: str | None = None):
-        super().__init__(detail)
-        self.status, self.detail, self.check = status, detail, check
 
 
 def json_answer(payload: dict, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -89,68 +79,58 @@ def source_allowed(address: str, networks) -> bool:
 
 
 def check_caller(request: Request, settings: Settings) -> None:
-    """Raise Refused(403) unless the request may use the archiver endpoints. The order: the
+    """Raise ArchiveError(403) unless the request may use the archiver endpoints. The order: the
     endpoints are on, the source address is allowed, a key is sent, it is the right key."""
     if not settings.archiver_key:
-        raise Refused(403, "The archiver endpoints are off: set SATHUB_ARCHIVER_KEY on this server "
-                           "(and the same value as api_key in mailman-hyperkitty.cfg).", "archiver_key_unset")
+        raise ArchiveError(403, "The archiver endpoints are off: set SATHUB_ARCHIVER_KEY on this server "
+                           "(and the same value as api_key in mailman-hyperkitty.cfg).", check="archiver_key_unset")
     address = client_address(request)
     try:
         networks = allowed_networks(settings.archiver_from)
     except ValueError as error:
-        raise Refused(403, str(error), "source_address") from None
+        raise ArchiveError(403, str(error), check="source_address") from None
     if not source_allowed(address, networks):
-        raise Refused(403, f"Calls from {address} are not allowed: add it (or its network, e.g. "
-                           f"{address}/32) to SATHUB_ARCHIVER_FROM.", "source_address")
+        raise ArchiveError(403, f"Calls from {address} are not allowed: add it (or its network, e.g. "
+                           f"{address}/32) to SATHUB_ARCHIVER_FROM.", check="source_address")
     header = request.headers.get("authorization")
     if header is None:
-        raise Refused(403, "No Authorization header: send 'Authorization: Token <key>' (api_key in "
-                           "mailman-hyperkitty.cfg).", "key_missing")
+        raise ArchiveError(403, "No Authorization header: send 'Authorization: Token <key>' (api_key in "
+                           "mailman-hyperkitty.cfg).", check="key_missing")
     scheme, _, token = header.strip().partition(" ")
     if scheme.lower() != "token" or not token.strip():
-        raise Refused(403, "The Authorization header is not 'Token <key>'.", "key_missing")
+        raise ArchiveError(403, "The Authorization header is not 'Token <key>'.", check="key_missing")
     if not hmac.compare_digest(token.strip().encode(), settings.archiver_key.encode()):
-        raise Refused(403, "Wrong key: api_key in mailman-hyperkitty.cfg differs from SATHUB_ARCHIVER_KEY.",
-                      "key_wrong")
+        raise ArchiveError(403, "Wrong key: api_key in mailman-hyperkitty.cfg differs from SATHUB_ARCHIVER_KEY.",
+                      check="key_wrong")
 
 
 def list_address(value: str | None, what: str) -> str:
     if not value or not LIST_ADDRESS.fullmatch(value.strip()) or "/" in value:
-        raise Refused(400, f"{what} must be the list's posting address (name@domain), got {value!r}.")
+        raise ArchiveError(400, f"{what} must be the list's posting address (name@domain), got {value!r}.")
     return value.strip().lower()
 
 
 # -- the two endpoints ---------------------------------------------------------------------------
 
-class MailmanEndpoint:
-    """ASGI app of one archiver endpoint under one prefix (`/archive/`, `/archives/`, `/hyperkitty/`)."""
+class MailmanEndpoint(ArchiveEndpoint):
+    """The door of one archiver endpoint under one prefix (`/archive/`, `/archives/`, `/hyperkitty/`)."""
 
-    method = "GET"
+    unavailable = "The database is unavailable; Mailman will retry."
 
     def __init__(self, web_prefix: str) -> None:
         self.web_prefix = web_prefix
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request = Request(scope, receive)
-        allow = "GET, HEAD" if self.method == "GET" else self.method
-        if request.method not in allow.split(", "):
-            response = Response(status_code=405, headers={"Allow": allow})
-        else:
-            try:
-                check_caller(request, settings_of(request))
-                payload = await self.answer(request)
-                response = json_answer(payload)
-            except Refused as refused:
-                if refused.status == 403:
-                    log.warning("archiver call refused (%s) from %s: %s", refused.check,
-                                client_address(request), refused.detail)
-                body = {"detail": refused.detail} | ({"check": refused.check} if refused.check else {})
-                response = json_answer(body, refused.status)
-            except DatabaseUnavailable:
-                response = json_answer({"detail": "The database is unavailable; Mailman will retry."}, 503)
-        if request.method == "HEAD":
-            response.body = b""
-        await response(scope, receive, send)
+    async def respond(self, request: Request) -> Response:
+        check_caller(request, settings_of(request))
+        return json_answer(await self.answer(request))
+
+    def render_error(self, request: Request, error: ArchiveError) -> Response:
+        if error.status == 405:
+            return Response(status_code=405, headers={"Allow": self.allow})
+        if error.status == 403:
+            log.warning("archiver call refused (%s) from %s: %s", error.check, client_address(request), error.detail)
+        body = {"detail": error.detail} | ({"check": error.check} if error.check else {})
+        return json_answer(body, error.status)
 
     def site(self, request: Request) -> str:
         return site_url(request) + self.web_prefix
@@ -170,14 +150,14 @@ class Urls(MailmanEndpoint):
             return {"url": list_page_url(self.site(request), address)}
         message_id = clean_message_id(query["msgid"])
         if not message_id:
-            raise Refused(400, "msgid is empty.")
+            raise ArchiveError(400, "msgid is empty.")
         return {"url": message_page_url(self.site(request), address, message_id_hash(message_id))}
 
 
 class Archive(MailmanEndpoint):
     """Store one message Mailman distributed, and answer its page's URL."""
 
-    method = "POST"
+    methods = ("POST",)
 
     async def answer(self, request: Request) -> dict:
         settings = settings_of(request)
@@ -199,10 +179,7 @@ class Archive(MailmanEndpoint):
 
     @staticmethod
     async def store(request: Request, address: str, email) -> live_ingest.Stored:
-        try:
-            return await in_thread(request, live_ingest.store, address, email, write=True)
-        except sa.exc.IntegrityError:  # the same message posted twice at once: the other copy won
-            return await in_thread(request, live_ingest.store, address, email, write=True)
+        return await run_in_threadpool(live_ingest.store_alone, engine_of(request), address, email)
 
     async def settings_from_mailman(self, request: Request, settings: Settings, address: str, known: bool) -> None:
         """Create the list, or update a known one, with the settings Mailman has for it (public
@@ -214,7 +191,7 @@ class Archive(MailmanEndpoint):
             except list_settings.MailmanUnavailable as error:
                 # Not knowing whether the list is private, archive nothing yet: Mailman retries.
                 log.error("%s", error)
-                raise Refused(503, f"{error}; the message is not archived until the list's settings "
+                raise ArchiveError(503, f"{error}; the message is not archived until the list's settings "
                                    "can be read (Mailman will retry).") from None
             if fetched is not None:
                 values |= fetched.columns()
@@ -236,29 +213,29 @@ def parse(data: bytes):
     try:
         return live_ingest.parse(data)
     except live_ingest.UnreadableMessage as error:
-        raise Refused(400, f"Not archived: {error}.") from None
+        raise ArchiveError(400, f"Not archived: {error}.") from None
 
 
 async def read_message(request: Request, limit: int) -> tuple[str, bytes]:
-    """(list address, raw message) of the multipart body; Refused 413 / 400 otherwise."""
+    """(list address, raw message) of the multipart body; ArchiveError 413 / 400 otherwise."""
     content_type = request.headers.get("content-type", "")
     if not content_type.lower().startswith("multipart/form-data"):
-        raise Refused(400, "The body must be multipart/form-data with the fields mlist and message.")
+        raise ArchiveError(400, "The body must be multipart/form-data with the fields mlist and message.")
     try:
         await read_body(request, limit)
     except BodyTooLarge:
-        raise Refused(413, f"The body is larger than SATHUB_ARCHIVER_MAX_BYTES ({limit} bytes).") from None
+        raise ArchiveError(413, f"The body is larger than SATHUB_ARCHIVER_MAX_BYTES ({limit} bytes).") from None
     try:
         form = await request.form(max_files=4, max_fields=16, max_part_size=64 * 1024)
     except Exception as error:  # noqa: BLE001 - python-multipart's many ways to say "malformed"
-        raise Refused(400, f"The multipart body cannot be read: {error}.") from None
+        raise ArchiveError(400, f"The multipart body cannot be read: {error}.") from None
     try:
         address = form.get("mlist")
         message = form.get("message")
         if not isinstance(address, str):
-            raise Refused(400, "The field mlist (the list's posting address) is missing.")
+            raise ArchiveError(400, "The field mlist (the list's posting address) is missing.")
         if message is None:
-            raise Refused(400, "The file field message (the raw message) is missing.")
+            raise ArchiveError(400, "The file field message (the raw message) is missing.")
         data = await message.read() if isinstance(message, UploadFile) else message.encode("utf-8", "surrogateescape")
         return list_address(address, "mlist"), data
     finally:

@@ -11,13 +11,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sqlalchemy.engine import Connection
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
 
 from sathub.archive.ingest.parsing import parse_chunk
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store import one_message
 from sathub.archive.tables import NEVER
+from sathub.db.engines import connect
 
 # A message starts with a header field (RFC 5322 field name, then a colon); Mailman's
 # rendering has no mbox `From ` line, but one is tolerated.
@@ -57,3 +59,15 @@ def store(conn: Connection, address: str, email: ParsedEmail) -> Stored:
         return Stored(email.message_id_hash, False, found.archive_policy)
     one_message.write(conn, found, email)
     return Stored(email.message_id_hash, True, found.archive_policy)
+
+
+def store_alone(engine: Engine, address: str, email: ParsedEmail) -> Stored:
+    """`store` in a write transaction of its own. When the same message, posted twice at once,
+    was stored by the other post first (a unique key refused this one), it is stored again: now a
+    duplicate."""
+    try:
+        with connect(engine, write=True) as conn:
+            return store(conn, address, email)
+    except sa.exc.IntegrityError:
+        with connect(engine, write=True) as conn:
+            return store(conn, address, email)

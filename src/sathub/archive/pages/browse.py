@@ -14,21 +14,19 @@ from datetime import datetime
 from pathlib import Path
 
 import jinja2
-from sqlalchemy.engine import Connection
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
 
+from sathub.archive.access import HASH, visible_list
 from sathub.archive.api.links import Links, quote_path
-from sathub.archive.api.views import HASH, LIST_ADDRESS
+from sathub.archive.edge import ArchiveEndpoint, ArchiveError
 from sathub.archive.store import reads
-from sathub.archive.tables import PRIVATE
-from sathub.db.engines import DatabaseUnavailable
+from sathub.db.engines import Connection
 from sathub.web import in_thread, site_url
 
 LATEST_THREADS = 30
 THREAD_PAGE_EMAILS = 1000  # a thread page shows at most this many messages
-ALLOW = "GET, HEAD"
+ERROR_TITLES = {403: "Private list", 404: "Not found", 405: "Method not allowed", 503: "Unavailable"}
 # The pages need no script, frame or remote resource; the CSP says so to the browser.
 HEADERS = {"Content-Type": "text/html; charset=utf-8", "X-Frame-Options": "DENY",
            "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"}
@@ -48,12 +46,6 @@ def message_page_url(web: str, address: str, message_id_hash: str) -> str:
 
 def thread_page_url(web: str, address: str, thread_id: str) -> str:
     return f"{web}list/{quote_path(address)}/thread/{thread_id}/"
-
-
-class PageError(Exception):
-    def __init__(self, status: int, title: str, text: str):
-        super().__init__(text)
-        self.status, self.title, self.text = status, title, text
 
 
 @dataclass
@@ -85,14 +77,8 @@ _templates.filters.update(page_date=page_date, obfuscate=obfuscate)
 # -- the rows of each page: one in_thread call, store functions only ---------------------------
 
 def _visible_list(conn: Connection, address: str):
-    if not LIST_ADDRESS.fullmatch(address):
-        raise PageError(404, "Not found", "There is no list at this address.")
-    mailing_list = reads.find_list(conn, address)
-    if mailing_list is None:
-        raise PageError(404, "Not found", f"There is no list {address} in this archive.")
-    if mailing_list.archive_policy == PRIVATE:
-        raise PageError(403, "Private list", f"The archive of {mailing_list.name} is private.")
-    return mailing_list
+    return visible_list(conn, address, f"There is no list {address} in this archive.",
+                        "The archive of {name} is private.")
 
 
 def list_rows(conn: Connection, address: str) -> dict:
@@ -105,7 +91,7 @@ def thread_rows(conn: Connection, address: str, thread_id: str) -> dict:
     mailing_list = _visible_list(conn, address)
     thread = reads.find_thread(conn, mailing_list.id, thread_id) if HASH.fullmatch(thread_id) else None
     if thread is None:
-        raise PageError(404, "Not found", f"There is no such thread in {mailing_list.name}.")
+        raise ArchiveError(404, f"There is no such thread in {mailing_list.name}.")
     emails = reads.thread_emails(conn, mailing_list, thread_id, reads.Page(THREAD_PAGE_EMAILS, 0))
     return {"mailing_list": mailing_list, "thread": thread, "emails": emails}
 
@@ -114,44 +100,35 @@ def message_rows(conn: Connection, address: str, message_id_hash: str) -> dict:
     mailing_list = _visible_list(conn, address)
     email = reads.find_email(conn, mailing_list, message_id_hash) if HASH.fullmatch(message_id_hash) else None
     if email is None:
-        raise PageError(404, "Not found", f"There is no such message in {mailing_list.name}.")
+        raise ArchiveError(404, f"There is no such message in {mailing_list.name}.")
     return {"mailing_list": mailing_list, "email": email, "children": reads.email_children(conn, email.id),
             "attachments": reads.email_attachments(conn, email.id)}
 
 
 # -- the endpoints -----------------------------------------------------------------------------
 
-class WebPage:
-    """ASGI app of one page under one web prefix: `rows` reads, `template` renders."""
+class WebPage(ArchiveEndpoint):
+    """The door of one page under one web prefix: `rows` reads, `template` renders; errors are pages."""
+
+    unavailable = "The archive is unavailable; try again later."
 
     def __init__(self, web_prefix: str, rows, template: str, params: tuple[str, ...]) -> None:
         self.web_prefix, self.rows, self.template, self.params = web_prefix, rows, template, params
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request = Request(scope, receive)
-        response = await self.respond(request)
-        if request.method == "HEAD":
-            response.body = b""
-        await response(scope, receive, send)
+    def not_allowed(self, method: str) -> str:
+        return f"{method} is not allowed here."
 
     async def respond(self, request: Request) -> Response:
-        if request.method not in ("GET", "HEAD"):
-            return self.error(PageError(405, "Method not allowed", f"{request.method} is not allowed here."),
-                              {"Allow": ALLOW})
         site = site_url(request)
         links = PageLinks(site + self.web_prefix, Links(site, self.web_prefix + "api/", None))
-        try:
-            context = await in_thread(request, self.rows, *(request.path_params[p] for p in self.params))
-        except PageError as error:
-            return self.error(error)
-        except DatabaseUnavailable:
-            return self.error(PageError(503, "Unavailable", "The archive is unavailable; try again later."))
+        context = await in_thread(request, self.rows, *(request.path_params[p] for p in self.params))
         body = _templates.get_template(self.template).render(links=links, **context)
         return Response(body, headers=HEADERS)
 
-    def error(self, error: PageError, headers: dict[str, str] | None = None) -> Response:
-        body = _templates.get_template("page_error.html").render(title=error.title, text=error.text)
-        return Response(body, status_code=error.status, headers={**HEADERS, **(headers or {})})
+    def render_error(self, request: Request, error: ArchiveError) -> Response:
+        body = _templates.get_template("page_error.html").render(title=ERROR_TITLES[error.status], text=error.detail)
+        allow = {"Allow": self.allow} if error.status == 405 else {}
+        return Response(body, status_code=error.status, headers={**HEADERS, **allow})
 
 
 def pages(web_prefix: str) -> dict[str, WebPage]:

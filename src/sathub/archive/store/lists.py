@@ -12,13 +12,11 @@ from sathub.db.dialect import insert_ignoring_conflicts
 # The columns Mailman's settings fill (importing/list_settings.py reads them from its REST API).
 SETTING_COLUMNS = ("display_name", "description", "subject_prefix", "archive_policy", "created_at")
 
-_FIND = sa.select(mailing_lists.c.id, mailing_lists.c.name, mailing_lists.c.archive_policy,
-                  *(mailing_lists.c[name] for name in SETTING_COLUMNS if name != "archive_policy")
-                  ).where(mailing_lists.c.name == sa.bindparam("name"))
+_FIND = sa.select(mailing_lists).where(mailing_lists.c.name == sa.bindparam("name"))
 
 
 def find_list(conn: Connection, name: str) -> Row | None:
-    """The list of posting address `name` (any case): id, name, archive_policy and its settings."""
+    """The list of posting address `name` (any case: addresses are stored lowercase), every column."""
     return conn.execute(_FIND, {"name": name.lower()}).first()
 
 

@@ -63,16 +63,10 @@ class _Query:
 
 # Lists ---------------------------------------------------------------------------------------
 
-_FIND_LIST = sa.select(mailing_lists).where(mailing_lists.c.name == _param("name"))
 _PUBLIC_LISTS = _Query(sa.select(mailing_lists), (mailing_lists.c.archive_policy != PRIVATE,),
                        (mailing_lists.c.name,))
 _COUNT_PUBLIC_LISTS = (sa.select(_count).select_from(mailing_lists)
                        .where(mailing_lists.c.archive_policy != PRIVATE))
-
-
-def find_list(conn: Connection, address: str) -> Row | None:
-    """The list of that posting address (any case: addresses are stored lowercase)."""
-    return conn.execute(_FIND_LIST, {"name": address.lower()}).first()
 
 
 def public_lists(conn: Connection, page: Page | None) -> list[Row]:

@@ -8,28 +8,11 @@ from __future__ import annotations
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.ids import default_mailman_id
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store.threads import Place, rethread
-from sathub.archive.tables import PRIVATE, PUBLIC, attachments, emails, mailing_lists, senders
+from sathub.archive.tables import attachments, emails, senders
 from sathub.db.dialect import allocate_ids, insert_ignoring_conflicts
-
-
-def ensure_list(engine: Engine, name: str, *, private: bool = False) -> int:
-    """The id of list `name`, created (public, or private with private=True) in its own transaction.
-    An existing list becomes private with private=True; it is never made public implicitly."""
-    with engine.begin() as conn:
-        row = conn.execute(sa.select(mailing_lists.c.id, mailing_lists.c.archive_policy)
-                           .where(mailing_lists.c.name == name)).first()
-        if row is None:
-            return conn.execute(mailing_lists.insert().returning(mailing_lists.c.id), {
-                "name": name, "archive_policy": PRIVATE if private else PUBLIC, "created_at": utc_now(),
-            }).scalar_one()
-        if private and row.archive_policy != PRIVATE:
-            conn.execute(mailing_lists.update().where(mailing_lists.c.id == row.id)
-                         .values(archive_policy=PRIVATE))
-        return row.id
 
 
 def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tuple[int, int]:

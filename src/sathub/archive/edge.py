@@ -1,0 +1,68 @@
+"""The archive's one HTTP edge: every door of interface B (the read API, Mailman's archiver calls,
+the web pages, attachment downloads) is an `ArchiveEndpoint`, and every answer other than 200 is
+an `ArchiveError`, raised once and rendered by the door it reached.
+
+The base does what every door does alike: it refuses a method the door does not serve (405, with
+`Allow`), turns a database that cannot be reached into a 503, and answers HEAD with the headers
+GET would have (its Content-Length included) and no body. A door says what it answers
+(`respond`) and how its errors look (`render_error`: JSON for the API and downloads, with
+`check` for Mailman, an HTML page for the pages)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from sathub.db.engines import DatabaseUnavailable
+
+NOT_FOUND = "Not found."
+FORBIDDEN = "You do not have permission to perform this action."
+UNAVAILABLE = "Service temporarily unavailable, try again later."
+
+
+class ArchiveError(Exception):
+    """An answer other than 200: a status and the text that says why (DRF's `detail`). `check`
+    names the check a Mailman call failed (403s of the archiver door)."""
+
+    def __init__(self, status: int, detail: str = NOT_FOUND, check: str | None = None):
+        super().__init__(detail)
+        self.status, self.detail, self.check = status, detail, check
+
+
+class ArchiveEndpoint:
+    """ASGI app of one door; Starlette routes every method to it, so that it answers 405 itself."""
+
+    methods: tuple[str, ...] = ("GET", "HEAD")
+    unavailable = UNAVAILABLE  # the 503's text
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        try:
+            self.refuse_early(request)
+            if request.method not in self.methods:
+                raise ArchiveError(405, self.not_allowed(request.method))
+            response = await self.respond(request)
+        except ArchiveError as error:
+            response = self.render_error(request, error)
+        except DatabaseUnavailable:
+            response = self.render_error(request, ArchiveError(503, self.unavailable))
+        if request.method == "HEAD":
+            response.body = b""  # the Content-Length of GET's body stays
+        await response(scope, receive, send)
+
+    @property
+    def allow(self) -> str:
+        return ", ".join(self.methods)
+
+    def refuse_early(self, request: Request) -> None:
+        """Raise ArchiveError for what this door refuses before looking at the method."""
+
+    def not_allowed(self, method: str) -> str:
+        return f'Method "{method}" not allowed.'
+
+    async def respond(self, request: Request) -> Response:
+        raise NotImplementedError
+
+    def render_error(self, request: Request, error: ArchiveError) -> Response:
+        raise NotImplementedError
