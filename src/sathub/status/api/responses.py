@@ -8,11 +8,10 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 
-import sqlalchemy as sa
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sathub.db.engines import DatabaseUnavailable
+from sathub.db.engines import UNREACHABLE, DatabaseError
 from sathub.status.api.php_json import php_compact_json, php_pretty_json
 from sathub.web import BodyTooLarge, settings_of
 
@@ -114,11 +113,11 @@ def endpoint(*methods: str) -> Callable[[Handler], Handler]:
             except BodyTooLarge:
                 response = error_response(request, ApiError(
                     413, "payload_too_large", "The request body is larger than 64 KiB."))
-            except (DatabaseUnavailable, sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
+            except UNREACHABLE as exc:
                 log.warning("database unavailable: %s", exc)
                 response = error_response(request, ApiError(
                     503, "database_unavailable", "The database is unavailable.",), headers={"Retry-After": "5"})
-            except sa.exc.SQLAlchemyError:
+            except DatabaseError:
                 log.exception("query failed")
                 code = "write_failed" if method == "POST" else "query_failed"
                 response = error_response(request, ApiError(500, code, "The database query failed."))
