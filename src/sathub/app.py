@@ -9,7 +9,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
-from starlette.routing import Mount
+from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp
 
 from sathub.archive.api.links import WEB_PREFIXES
@@ -34,11 +34,12 @@ NOT_FOUND_PAGE = """<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">
 """
 
 
-async def not_found(request: Request, exc: HTTPException) -> Response:
+async def not_found(request: Request, exc: Exception) -> Response:
     """An unknown path of interface A is upstream's HTML page, typed `text/html` without a charset
     as upstream's is; the archive keeps Starlette's text."""
     path = request.url.path.removeprefix(request.app.state.settings.prefix)
     if path.startswith(WEB_PREFIXES):
+        assert isinstance(exc, HTTPException)
         return PlainTextResponse(exc.detail, status_code=exc.status_code)
     return Response(NOT_FOUND_PAGE, status_code=404, headers={"Content-Type": "text/html"})
 
@@ -55,7 +56,7 @@ class SathubApp(Starlette):
 
 def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     settings = settings or Settings.from_env()
-    routes = [*status_routes(), *archive_routes()]
+    routes: list[BaseRoute] = [*status_routes(), *archive_routes()]
     if settings.prefix:
         routes = [Mount(settings.prefix, routes=routes)]
     engine = engine if engine is not None else create_engine(

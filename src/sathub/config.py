@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, fields, replace
+from typing import Any
 from urllib.parse import urlsplit
 
 DEFAULT_DATABASE_URL = "sqlite:///var/sathub.db"
@@ -57,7 +58,7 @@ class Settings:
     @classmethod
     def from_env(cls, environ: os._Environ | dict | None = None, **overrides) -> "Settings":
         environ = os.environ if environ is None else environ
-        values = {}
+        values: dict[str, Any] = {}
         for f in fields(cls):
             raw = environ.get(f"SATHUB_{f.name.upper()}")
             if raw is not None:

@@ -3,7 +3,7 @@ the web pages, attachment downloads) is an `ArchiveEndpoint`, and every answer o
 an `ArchiveError`, raised once and rendered by the door it reached.
 
 The base does what every door does alike: it refuses a method the door does not serve (405, with
-`Allow`), turns a database that cannot be reached into a 503, and answers HEAD with the headers
+`Allow`), turns a database that cannot be reached (or went away under a statement) into a 503, and answers HEAD with the headers
 GET would have (its Content-Length included) and no body. A door says what it answers
 (`respond`) and how its errors look (`render_error`: JSON for the API and downloads, with
 `check` for Mailman, an HTML page for the pages)."""
@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from sathub.db.engines import DatabaseUnavailable
+from sathub.db.engines import UNREACHABLE
 
 NOT_FOUND = "Not found."
 FORBIDDEN = "You do not have permission to perform this action."
@@ -45,7 +45,7 @@ class ArchiveEndpoint:
             response = await self.respond(request)
         except ArchiveError as error:
             response = self.render_error(request, error)
-        except DatabaseUnavailable:
+        except UNREACHABLE:  # refused a connection, or lost it under a statement
             response = self.render_error(request, ArchiveError(503, self.unavailable))
         if request.method == "HEAD":
             response.body = b""  # the Content-Length of GET's body stays

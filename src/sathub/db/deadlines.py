@@ -60,6 +60,8 @@ class Deadlines:
         self._thread: threading.Thread | None = None
         self._attempts = 0
         self.silent_since: float | None = None  # set while the server is declared silent
+        # How long a `connect` block may take before its connection is cut (serving engines).
+        self.block_seconds: float | None = None
 
     @contextlib.contextmanager
     def watch(self, dbapi_connection, seconds: float) -> Iterator[Watch]:
@@ -106,11 +108,12 @@ class Deadlines:
         attempt.ended.wait(seconds)
         with self._lock:
             self._opening.discard(attempt.ended)
-            attempt.abandoned = attempt.outcome is None
-        if attempt.abandoned:
+            outcome = attempt.outcome
+            attempt.abandoned = outcome is None
+        if outcome is None:
             self.declare_silent()
             raise SilentServer(f"no connection within {seconds:g} s")
-        ok, value = attempt.outcome
+        ok, value = outcome
         if not ok:
             raise value
         return value
@@ -172,7 +175,9 @@ class _Attempt:
 
     def __init__(self) -> None:
         # `ended` is set when the attempt ends or the server is declared silent
-        self.ended, self.outcome, self.abandoned = threading.Event(), None, False
+        self.ended = threading.Event()
+        self.outcome: tuple[bool, Any] | None = None
+        self.abandoned = False
 
 
 class SilentServer(Exception):

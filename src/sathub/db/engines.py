@@ -49,7 +49,7 @@ class SQLiteWriters:
             pass
 
     def __exit__(self, *exc) -> None:
-        if self.locked:
+        if self.locked and self.file is not None:
             self.locked = False
             fcntl.flock(self.file, fcntl.LOCK_UN)
         self.threads.release()
@@ -102,7 +102,7 @@ def create_engine(url: str, pool_size: int = 5, max_overflow: int = 5, timeout: 
                                 pool_timeout=10)
     # A server that vanishes without closing its connections (a partition, a dead host) is noticed
     # within seconds: TCP keepalives and a limit on unacknowledged data, not the OS's ~15 minutes.
-    connect_args = {"connect_timeout": 3, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 1,
+    connect_args: dict[str, int | str] = {"connect_timeout": 3, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 1,
                     "keepalives_count": 3, "tcp_user_timeout": 5000}
     if "options" not in parsed.query:
         # The archive's reply look-ups follow an index ~1,000 times; with the server's default
@@ -232,7 +232,7 @@ def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
         except sa.exc.TimeoutError as exc:  # every pooled connection stayed busy for pool_timeout
             raise DatabaseUnavailable("no free database connection") from exc
         with conn, under_deadline(deadlines, conn.connection.dbapi_connection,
-                                   deadlines and deadlines.block_seconds, declare=False):
+                                   deadlines.block_seconds if deadlines else None, declare=False):
             try:
                 if write:
                     conn.info["write"] = True  # for _sqlite_begin, which runs within begin()

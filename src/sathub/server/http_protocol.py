@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import cache
+from typing import cast
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -73,7 +74,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         previous = self.cycle
         super().on_headers_complete()
         if self.cycle is not previous:  # a new request's cycle, not yet running
-            self.cycle.transport = HeadWithBody(self.transport, self.cycle)
+            # A duck-typed transport: the cycle calls only what HeadWithBody defines.
+            self.cycle.transport = cast(asyncio.Transport, HeadWithBody(self.transport, self.cycle))
 
     def on_message_complete(self) -> None:
         # Only now may the next bytes be a request's headers: an answer sent before its request

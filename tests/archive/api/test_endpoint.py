@@ -141,3 +141,26 @@ def test_the_statements_of_one_answer_read_one_snapshot(engine):
         else:
             conn.exec_driver_sql("SELECT 1")
             assert conn.in_transaction()  # SQLite: one read transaction for the whole answer
+
+
+@pytest.mark.parametrize("path", [f"/archive/api/list/{DEV}/thread/{A}/", f"/archive/list/{DEV}/thread/{A}/",
+                                  f"/archive/list/{DEV}/message/{E}/attachment/2/report.html"])
+def test_a_database_lost_under_a_statement_is_the_doors_own_503(client, archive, monkeypatch, path):
+    """A connection that dies mid-query raises OperationalError, not DatabaseUnavailable: every
+    archive door still answers its own 503 (JSON, or the page), never interface A's outage page."""
+    import sqlalchemy as sa
+
+    from sathub.archive.store import reads
+
+    def lost(*_args, **_kwargs):
+        raise sa.exc.OperationalError("SELECT …", {}, Exception("server closed the connection unexpectedly"))
+
+    for name in ("find_thread", "find_attachment"):
+        monkeypatch.setattr(reads, name, lost)
+    response = client.get(path)
+    assert response.status_code == 503
+    if "/api/" in path or "/attachment/" in path:
+        assert response.json() == {"detail": "Service temporarily unavailable, try again later."}
+    else:
+        assert response.headers["content-type"] == "text/html; charset=utf-8"
+        assert "The archive is unavailable; try again later." in response.text

@@ -1,1 +1,1 @@
-"""The archive read API: handlers, their common endpoint behaviour, links, objects, paging, rendering, downloads."""
+"""The archive read API: views, their common endpoint behaviour, links, objects, paging, rendering."""

@@ -56,6 +56,7 @@ class Call:
         """`results` as a bare array, or in the envelope when `?limit=` asked for one."""
         if self.page is None:
             return results
+        assert count is not None, "a paged listing counts its rows"
         return paging.envelope(count, results, self.page, self.links.without_format(self_link),
                                self.request.query_params.multi_items())
 
@@ -83,6 +84,7 @@ class Endpoint(ArchiveEndpoint):
         return await run_in_threadpool(self._respond, request)
 
     def _respond(self, request: Request) -> Response:
+        payload: object
         if request.method == "OPTIONS":
             payload = {"name": self.view.name, "description": self.view.description,
                        "renders": render.RENDERS, "parses": render.PARSES}

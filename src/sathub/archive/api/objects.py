@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from sathub.archive.api.links import Links
@@ -40,7 +41,7 @@ def sender(address: str, mailman_id: str, links: Links) -> dict:
     return {"address": obfuscate(address), "mailman_id": mailman_id, "emails": links.sender_emails(mailman_id)}
 
 
-def emails(rows: list[Row], children: dict[int, list[str]], links: Links) -> list[dict]:
+def emails(rows: Sequence[Row], children: Mapping[int, Sequence[str]], links: Links) -> list[dict]:
     """Short Email objects (11 keys) of rows shaped as store.reads.EMAIL_ROW.
 
     The hot loop of every email answer: rows are unpacked by position, links are prefixes, and
@@ -71,7 +72,7 @@ def emails(rows: list[Row], children: dict[int, list[str]], links: Links) -> lis
     return result
 
 
-def email_detail(row: Row, children: list[str], attachment_rows: list[Row], links: Links) -> dict:
+def email_detail(row: Row, children: Sequence[str], attachment_rows: Sequence[Row], links: Links) -> dict:
     [body] = emails([row], {row.id: children}, links)
     body["votes"] = NO_VOTES
     body["content"] = row.content
@@ -112,7 +113,7 @@ def thread(row: Row, list_name: str, neighbours: tuple[str | None, str | None], 
 
 
 def thread_detail(row: Row, list_name: str, neighbours: tuple[str | None, str | None],
-                  participant_rows: list[Row], links: Links) -> dict:
+                  participant_rows: Sequence[Row], links: Links) -> dict:
     body = thread(row, list_name, neighbours, links)
     body["votes"] = NO_VOTES
     body["participants"] = [{"name": obfuscate(p.sender_name), "email": obfuscate(p.address)}
@@ -121,7 +122,7 @@ def thread_detail(row: Row, list_name: str, neighbours: tuple[str | None, str | 
     return body
 
 
-def page_neighbours(rows: list[Row], around: dict[str, str]) -> list[tuple[str | None, str | None]]:
+def page_neighbours(rows: Sequence[Row], around: dict[str, str]) -> list[tuple[str | None, str | None]]:
     """(next, previous) thread ids of each thread of a newest-first run of threads.
 
     Inside the run, the neighbour of a thread is the first thread (smallest id) of the adjacent

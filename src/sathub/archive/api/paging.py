@@ -5,6 +5,8 @@ envelope `{"count", "next", "previous", "results"}` whose links keep every other
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from sathub.archive.api.links import with_query
 from sathub.archive.store.reads import Page
 
@@ -18,7 +20,7 @@ def _int_or_none(text: str | None) -> int | None:
         return None
 
 
-def requested_page(query: dict[str, str]) -> Page | None:
+def requested_page(query: Mapping[str, str]) -> Page | None:
     """The page asked for by `limit` (≥ 1) and `offset` (< 0 or not a number: 0); None: no envelope.
 
     `query` maps each parameter to its last value (Django's QueryDict lookup)."""

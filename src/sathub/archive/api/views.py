@@ -5,11 +5,14 @@ of them the common behaviour; routes.py serves each under the three prefixes rea
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sathub.archive.access import HASH, LIST_ADDRESS, MAILMAN_ID, visible_list
 from sathub.archive.api import objects
 from sathub.archive.api.endpoint import Call, View
 from sathub.archive.edge import ArchiveError
 from sathub.archive.store import reads
+from sathub.db.engines import Row
 
 
 def list_address(call: Call) -> str:
@@ -122,7 +125,9 @@ def get_sender_emails(call: Call):
         raise ArchiveError(404)
     with call.connect() as conn:
         sender = reads.find_sender(conn, key)
-        rows, children, count = [], {}, 0
+        rows: Sequence[Row] = []
+        children: dict = {}
+        count: int | None = 0
         if sender is not None:
             rows = reads.sender_emails(conn, sender, call.page)
             children = reads.sender_children(conn, sender.id, rows)

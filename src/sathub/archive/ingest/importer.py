@@ -52,14 +52,14 @@ def import_archive(engine: Engine, list_name: str, paths: Iterable[Path], *, pri
     parsed = parsed_emails(read_archives([Path(p) for p in paths]), summary, utc_now(), processes, bar)
     earlier = None
     for number, batch in enumerate(_batches(parsed, batch_size), start=1):
-        if list_id is None:
+        if list_id is None or earlier is None:
             # Committed before any email is written: a private list's mail is never visible, even mid-import.
             list_id = _list_to_import_into(engine, list_name, private)
             earlier = EarlierRows(engine, list_id)
         _write(engine, list_id, batch, earlier, summary)
         if number & (number - 1) == 0:  # after batches 1, 2, 4, 8, ...: while the tables grow
             refresh_statistics(engine)
-    if summary.corrected:
+    if summary.corrected and list_id is not None:
         with engine.begin() as conn:
             rethread_list(conn, list_id)
     if bar is not None:

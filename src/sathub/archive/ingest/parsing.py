@@ -85,7 +85,7 @@ def _results(chunks, import_time: datetime, processes: int) -> Iterator[list[Par
     # scripts without a __main__ guard. The helper only parses: it never touches the inherited
     # database connections, and leaves with os._exit, which closes none of them.
     with multiprocessing.get_context("fork").Pool(processes, initializer=_leave_interrupts_to_the_parent) as pool:
-        pending = deque()
+        pending: deque[multiprocessing.pool.AsyncResult] = deque()
         for chunk in chunks:
             pending.append(pool.apply_async(parse_chunk, (chunk, import_time)))
             if len(pending) > IN_FLIGHT * processes:

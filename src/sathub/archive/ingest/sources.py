@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from io import BufferedIOBase
 
 # The header lines at the start of a piece, up to the first line that is blank or not a header.
 _HEADER_BLOCK = re.compile(rb"(?:[!-9;-~]+[ \t]*:[^\n]*(?:\n|\Z)(?:[ \t][^\n]*(?:\n|\Z))*)*")
@@ -67,7 +67,7 @@ def read_path(path: Path) -> Iterator[RawMessage | Unreadable]:
         yield Unreadable(f"unreadable archive file {path} ({exc})", str(path), damaged=True)
 
 
-def open_archive(path: Path) -> BinaryIO:
+def open_archive(path: Path) -> BufferedIOBase:
     """The file's bytes, decompressed when it starts with a gzip, bzip2 or xz signature."""
     with open(path, "rb") as probe:
         magic = probe.read(6)
@@ -93,13 +93,15 @@ def read_maildir(path: Path) -> Iterator[RawMessage | Unreadable]:
 
 def is_continuation(from_line: bytes, piece: bytes) -> bool:
     """True when `piece` is not a message but body text cut off at an unescaped `From ` line."""
-    header_block = _HEADER_BLOCK.match(piece).group()
+    found = _HEADER_BLOCK.match(piece)
+    assert found is not None  # the pattern matches the empty string too
+    header_block = found.group()
     if not _MESSAGE_HEADER.search(header_block):
         return True
     return bool(_FORMAT_PATCH_LINE.match(from_line)) and not _MESSAGE_ID_HEADER.search(header_block)
 
 
-def read_mbox(stream: BinaryIO, origin: str) -> Iterator[RawMessage | Unreadable]:
+def read_mbox(stream: BufferedIOBase, origin: str) -> Iterator[RawMessage | Unreadable]:
     pending: RawMessage | None = None
     number = 0
     for from_line, body in _split_mbox(stream):
@@ -131,7 +133,7 @@ def _finished(message: RawMessage) -> RawMessage:
     return message
 
 
-def _split_mbox(stream: BinaryIO, chunk_size: int = 1 << 20) -> Iterator[tuple[bytes | None, bytes]]:
+def _split_mbox(stream: BufferedIOBase, chunk_size: int = 1 << 20) -> Iterator[tuple[bytes | None, bytes]]:
     """(From_ line, following text) per piece; the first piece has None when text precedes any
     From_ line. Reads big chunks and searches them, much faster than reading line by line."""
     buffer = bytearray()

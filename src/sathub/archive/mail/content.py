@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import mimetypes
 import re
+from typing import cast
 from collections.abc import Iterator
 from dataclasses import dataclass
 from email.message import Message
@@ -83,7 +84,7 @@ def _walk(part: Message) -> Iterator[Message]:
     neither the author's text nor counted (the scrubber has replaced it before reaching them)."""
     yield part
     if part.is_multipart() and part.get_content_type() != "message/rfc822":
-        for inner in part.get_payload():
+        for inner in cast(list[Message], part.get_payload()):
             yield from _walk(inner)
 
 
@@ -132,7 +133,8 @@ def _stored_bytes(part: Message, content_type: str, charset: str | None) -> byte
     """Non-text parts transfer-decoded; text parts as text, re-encoded in the declared charset."""
     if content_type == "message/rfc822":
         inner = part.get_payload()
-        text = inner[0].as_string() if isinstance(inner, list) and inner else str(inner or "")
+        attached = inner[0] if isinstance(inner, list) and inner else None
+        text = attached.as_string() if isinstance(attached, Message) else str(inner or "")
     elif part.get_content_maintype() == "text":
         text = decode_bytes(_payload_bytes(part), charset)
     else:

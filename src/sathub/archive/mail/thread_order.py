@@ -48,7 +48,8 @@ def cut_loops(nodes: dict[int, ThreadNode]) -> dict[int, int | None]:
     for start in nodes:
         if start in walk_of:
             continue
-        path, current = [], start
+        path: list[int] = []
+        current: int | None = start
         while current is not None and current not in walk_of:
             walk_of[current] = start
             path.append(current)

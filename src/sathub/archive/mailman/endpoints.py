@@ -206,6 +206,8 @@ class Archive(MailmanEndpoint):
 
 def update_list_settings(conn, address: str, values: dict) -> None:
     known = list_store.find_list(conn, address)
+    if known is None:  # gone meanwhile: nothing to update
+        return
     list_store.update_list(conn, known.id, {k: v for k, v in values.items() if k != "created_at"})
 
 

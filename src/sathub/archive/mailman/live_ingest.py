@@ -54,7 +54,7 @@ def store(conn: Connection, address: str, email: ParsedEmail) -> Stored:
     transaction; nothing is stored when the list is unknown or its archive policy is `never`."""
     found = one_message.look_up(conn, address, email)
     if found is None or found.archive_policy == NEVER:
-        return Stored(email.message_id_hash, False, found and found.archive_policy)
+        return Stored(email.message_id_hash, False, found.archive_policy if found else None)
     if found.duplicate is not None:
         return Stored(email.message_id_hash, False, found.archive_policy)
     one_message.write(conn, found, email)

@@ -9,7 +9,7 @@ from sqlalchemy.engine import Connection, Row
 from sathub.archive.tables import mailing_lists
 from sathub.db.dialect import insert_ignoring_conflicts
 
-# The columns Mailman's settings fill (importing/list_settings.py reads them from its REST API).
+# The columns Mailman's settings fill (mailman/list_settings.py reads them from its REST API).
 SETTING_COLUMNS = ("display_name", "description", "subject_prefix", "archive_policy", "created_at")
 
 _FIND = sa.select(mailing_lists).where(mailing_lists.c.name == sa.bindparam("name"))
@@ -28,7 +28,7 @@ def create_list(conn: Connection, name: str, values: dict) -> Row:
     """The list `name`, created with `values` (SETTING_COLUMNS; created_at required) unless a
     concurrent call created it first, in which case that list is answered as it is."""
     insert_ignoring_conflicts(conn, mailing_lists, [{"name": name.lower(), **values}])
-    return find_list(conn, name)
+    return conn.execute(_FIND, {"name": name.lower()}).one()
 
 
 def update_list(conn: Connection, list_id: int, values: dict) -> None:

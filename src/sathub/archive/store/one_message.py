@@ -4,7 +4,7 @@ for a batch of one, in as few statements as one message needs.
 One statement finds the list, whether the message is already archived there, its sender, its
 archived parent and whether replies wait for it, and takes its new id (and its thread's, when it
 starts one alone) from the sequences; a lone new message then costs two inserts. The ids, rows and
-threads are those write_batch gives the same message (tests/archive/importing/test_live.py)."""
+threads are those write_batch gives the same message (tests/archive/mailman/test_live_ingest.py)."""
 
 from __future__ import annotations
 

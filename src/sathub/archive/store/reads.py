@@ -55,7 +55,7 @@ class _Query:
                     .limit(_LIMIT).offset(_OFFSET).subquery("page"))
             self.paged = query.join(page, page.c.id == table.c.id).order_by(*order)
 
-    def all(self, conn: Connection, page: Page | None, **params) -> list[Row]:
+    def all(self, conn: Connection, page: Page | None, **params) -> Sequence[Row]:
         if page is None:
             return conn.execute(self.whole, params).all()
         return conn.execute(self.paged, {**params, "limit": page.limit, "offset": page.offset}).all()
@@ -69,7 +69,7 @@ _COUNT_PUBLIC_LISTS = (sa.select(_count).select_from(mailing_lists)
                        .where(mailing_lists.c.archive_policy != PRIVATE))
 
 
-def public_lists(conn: Connection, page: Page | None) -> list[Row]:
+def public_lists(conn: Connection, page: Page | None) -> Sequence[Row]:
     return _PUBLIC_LISTS.all(conn, page)
 
 
@@ -110,7 +110,7 @@ _PARTICIPANTS = (sa.select(emails.c.sender_address.label("address"), emails.c.se
                  .order_by(sa.func.min(emails.c.id)))
 
 
-def list_threads(conn: Connection, list_id: int, page: Page | None) -> list[Row]:
+def list_threads(conn: Connection, list_id: int, page: Page | None) -> Sequence[Row]:
     return _LIST_THREADS.all(conn, page, list_id=list_id)
 
 
@@ -132,7 +132,7 @@ def thread_neighbours(conn: Connection, list_id: int, newest, oldest) -> dict[st
     return {kind: thread_id for kind, thread_id in rows}
 
 
-def participants(conn: Connection, thread_pk: int) -> list[Row]:
+def participants(conn: Connection, thread_pk: int) -> Sequence[Row]:
     """Distinct (address, sender_name) pairs of a thread, in order of first arrival."""
     return conn.execute(_PARTICIPANTS, {"thread_pk": thread_pk}).all()
 
@@ -150,6 +150,9 @@ EMAIL_ROW = ("id", "message_id", "message_id_hash", "sender_name", "subject", "d
 def _email_query(*, known_list: bool = False, known_sender: bool = False, known_thread: bool = False,
                  extra: tuple = ()) -> sa.Select:
     joined = emails.outerjoin(_parent, _parent.c.id == emails.c.parent_id)
+    sender_columns: tuple[sa.ColumnElement, ...]
+    list_column: sa.ColumnElement
+    thread_column: sa.ColumnElement
     if known_sender:
         sender_columns = (emails.c.sender_address, _param("mailman_id", sa.String))
     else:
@@ -227,7 +230,7 @@ _EMAIL_CHILDREN = (sa.select(_child.c.message_id_hash).where(_child.c.parent_id 
                    .order_by(_child.c.date, _child.c.id))
 
 
-def thread_emails(conn: Connection, mailing_list: Row, thread_hash: str, page: Page | None) -> list[Row]:
+def thread_emails(conn: Connection, mailing_list: Row, thread_hash: str, page: Page | None) -> Sequence[Row]:
     """The emails of the list's thread `thread_hash` in thread order (index emails_thread_order)."""
     return _THREAD_EMAILS.all(conn, page, list_id=mailing_list.id, list_name=mailing_list.name,
                               thread_hash=thread_hash)
@@ -246,7 +249,7 @@ def thread_children(conn: Connection, mailing_list: Row, thread_hash: str, rows:
                                               "first": rows[0].thread_order, "last": rows[-1].thread_order})
 
 
-def list_emails(conn: Connection, mailing_list: Row, page: Page | None) -> list[Row]:
+def list_emails(conn: Connection, mailing_list: Row, page: Page | None) -> Sequence[Row]:
     """Newest archived first, equal dates by latest arrival (index emails_list_archived, backwards)."""
     return _LIST_EMAILS.all(conn, page, list_id=mailing_list.id, list_name=mailing_list.name)
 
@@ -267,7 +270,7 @@ def find_sender(conn: Connection, key: str) -> Row | None:
     return conn.execute(query, {"key": key.lower()}).first()
 
 
-def sender_emails(conn: Connection, sender: Row, page: Page | None) -> list[Row]:
+def sender_emails(conn: Connection, sender: Row, page: Page | None) -> Sequence[Row]:
     """The sender's emails on public lists, newest archived first (index emails_sender_archived)."""
     return _SENDER_EMAILS[bool(sender.private_lists)].all(
         conn, page, sender_id=sender.id, mailman_id=sender.mailman_id)
@@ -288,7 +291,7 @@ def find_email(conn: Connection, mailing_list: Row, message_id_hash: str) -> Row
                                       "hash": message_id_hash}).first()
 
 
-def email_children(conn: Connection, email_id: int) -> list[str]:
+def email_children(conn: Connection, email_id: int) -> Sequence[str]:
     return conn.execute(_EMAIL_CHILDREN, {"email_id": email_id}).scalars().all()
 
 
@@ -318,7 +321,7 @@ _FIND_ATTACHMENT = (sa.select(attachments.c.name, attachments.c.content_type, at
                            attachments.c.counter == _param("counter", sa.Integer)))
 
 
-def email_attachments(conn: Connection, email_id: int) -> list[Row]:
+def email_attachments(conn: Connection, email_id: int) -> Sequence[Row]:
     """Attachment descriptions without their bytes, in counter order."""
     return conn.execute(_EMAIL_ATTACHMENTS, {"email_id": email_id}).all()
 

@@ -67,6 +67,7 @@ def rethread_one(conn: Connection, list_id: int, email_id: int, email: ParsedEma
         conn.execute(threads.insert(), {"id": thread_row_id, "list_id": list_id, "thread_id": email.message_id_hash,
                                         "starting_email_id": email_id, "subject": email.subject,
                                         "date_active": email.date, "emails_count": 1})
+        assert thread_row_id is not None  # look_up takes one for an email that starts a thread alone
         return Place(None, thread_row_id, 0, 0)
     parent_of: dict[int, int] = {}
     touched: set[int] = set()
@@ -102,8 +103,8 @@ def _place(conn: Connection, list_id: int, new: list[tuple[int, ParsedEmail]], p
     import keeps those two: on its batches of thousands the join measured no faster)."""
     nodes: dict[int, ThreadNode] = {}
     stored: dict[int, Place] = {}
-    root_subjects: dict[int, str] | None = {} if joined else None
-    rows_by_thread_id: dict[str, int] | None = {} if joined else None
+    root_subjects: dict[int, str] = {}
+    rows_by_thread_id: dict[str, int] = {}
     if touched:
         for row in conn.execute(_THREAD_EMAILS_JOINED if joined else _THREAD_EMAILS, {"touched": list(touched)}):
             nodes[row.id] = ThreadNode(row.id, parent_of.get(row.id, row.parent_id), row.date, row.message_id_hash)
@@ -117,6 +118,8 @@ def _place(conn: Connection, list_id: int, new: list[tuple[int, ParsedEmail]], p
         nodes[email_id] = ThreadNode(email_id, parent_of.get(email_id), email.date, email.message_id_hash)
         subjects[email_id] = email.subject
 
+    if not joined:  # the rows and subjects are looked up where they are needed
+        return _rearrange(conn, list_id, nodes, stored, subjects, touched)
     return _rearrange(conn, list_id, nodes, stored, subjects, touched, root_subjects, rows_by_thread_id)
 
 
