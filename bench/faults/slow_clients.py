@@ -5,8 +5,8 @@ connections send one header line per second and never finish. Prints p50/p99 per
 many of the held sockets the server closed itself (its header timeout), and when. Checks: no
 normal request fails or takes more than 1 s during the idle/slow phases.
 
-    .venv/bin/python bench/status_faults_slow_clients.py                # 500 sockets, 5 s per phase
-    .venv/bin/python bench/status_faults_slow_clients.py --sockets 2000 --seconds 20 --workers 2
+    python -m bench.faults.slow_clients                # 500 sockets, 5 s per phase
+    python -m bench.faults.slow_clients --sockets 2000 --seconds 20 --workers 2
 """
 
 from __future__ import annotations
@@ -16,17 +16,7 @@ import asyncio
 import sys
 import time
 
-from status_faults_common import (
-    OUT,
-    Connection,
-    HttpError,
-    Server,
-    code_version,
-    free_port,
-    fresh_sqlite,
-    now_utc,
-    percentile,
-)
+from bench.common import OUT, HttpConnection, HttpError, Server, code_version, now_utc, percentile, scratch_sqlite
 
 PATHS = ("/api/v1/statuses.php", "/api/v1/catalog.php")
 
@@ -38,7 +28,7 @@ async def normal_load(port: int, seconds: float, clients: int) -> dict:
 
     async def client(number: int) -> None:
         keep_alive = number % 2 == 0
-        conn = Connection(port)
+        conn = HttpConnection(port)
         n = 0
         while time.monotonic() < deadline:
             path = PATHS[n % 2]
@@ -93,7 +83,7 @@ class Held:
                     await writer.drain()
                 try:
                     data = await asyncio.wait_for(reader.read(4096), 1.0)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     continue
                 if not data or data.startswith(b"HTTP/"):  # closed, or a 408/400 answer before closing
                     self.closed_at.append(time.monotonic() - self.started)
@@ -135,9 +125,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    log = OUT / "faults_slow_clients.log"
-    log.write_text("")
-    server = Server(fresh_sqlite("slow"), free_port(), log, workers=args.workers)
+    server = Server.sathub(scratch_sqlite("slow"), workers=args.workers, log="faults_slow_clients")
+    server.log.write_text("")
     server.start()
     server.wait_up()
     version = code_version()
@@ -166,7 +155,8 @@ def main() -> int:
         lines.append(
             f"| {phase['phase']} | {len(every):,} | {len(phase['failures'])} | "
             f"{percentile(lat[PATHS[0]], 50):.1f} / {percentile(lat[PATHS[0]], 99):.1f} | "
-            f"{percentile(lat[PATHS[1]], 50):.1f} / {percentile(lat[PATHS[1]], 99):.1f} | {max(every, default=0):.0f} | "
+            f"{percentile(lat[PATHS[1]], 50):.1f} / {percentile(lat[PATHS[1]], 99):.1f} | "
+            f"{max(every, default=0):.0f} | "
             f"{held_cells} | {'ok' if good else '**FAILED**'} |")
         if phase["failures"]:
             print(phase["phase"], "failures:", phase["failures"][:5], file=sys.stderr)

@@ -5,8 +5,8 @@ that replace each other. Checks: every process started; stored rows = distinct s
 slot holds the report of its last acknowledged POST (highest acknowledged id, same value); 0 5xx,
 0 unanswered. Prints a markdown table; exit status 1 when a check fails.
 
-    .venv/bin/python bench/status_faults_multiprocess.py            # 4 processes, 64 connections, 20,000 POSTs
-    .venv/bin/python bench/status_faults_multiprocess.py --posts 100000 --processes 8
+    python -m bench.faults.multiprocess            # 4 processes, 64 connections, 20,000 POSTs
+    python -m bench.faults.multiprocess --posts 100000 --processes 8
 """
 
 from __future__ import annotations
@@ -16,23 +16,8 @@ import asyncio
 import sys
 import time
 
-from status_faults_common import (
-    OUT,
-    POST_HEADERS,
-    Connection,
-    HttpError,
-    Ledger,
-    Server,
-    Slots,
-    body_bytes,
-    code_version,
-    free_port,
-    fresh_postgres,
-    now_utc,
-    percentile,
-    stored_rows,
-    verify,
-)
+from bench.common import OUT, HttpConnection, HttpError, Server, code_version, now_utc, percentile, scratch_postgres
+from bench.faults.ledger import POST_HEADERS, Ledger, Slots, body_bytes, stored_rows, verify
 
 
 async def load(ports: list[int], connections: int, posts: int, ledger: Ledger, slots: Slots) -> list[float]:
@@ -40,7 +25,7 @@ async def load(ports: list[int], connections: int, posts: int, ledger: Ledger, s
     remaining = [posts]
 
     async def client(number: int) -> None:
-        conn = Connection(ports[number % len(ports)])
+        conn = HttpConnection(ports[number % len(ports)])
         while remaining[0] > 0:
             remaining[0] -= 1
             slot, body = slots.next()
@@ -69,11 +54,10 @@ def main() -> int:
     args = parser.parse_args()
 
     OUT.mkdir(parents=True, exist_ok=True)
-    url, drop = fresh_postgres("multi")
-    log = OUT / "faults_multiprocess.log"
-    log.write_text("")
-    servers = [Server(url, free_port(), log, workers=1,
-                      env={"SATHUB_DB_POOL_SIZE": "5", "SATHUB_DB_MAX_OVERFLOW": "5"})
+    url, drop = scratch_postgres("multi")
+    (OUT / "faults_multiprocess.log").write_text("")
+    servers = [Server.sathub(url, workers=1, log="faults_multiprocess",
+                             env={"SATHUB_DB_POOL_SIZE": "5", "SATHUB_DB_MAX_OVERFLOW": "5"})
                for _ in range(args.processes)]
     version = code_version()
     started_ok, exits = 0, []
@@ -123,7 +107,8 @@ def main() -> int:
         f"| latency p50 / p99 ms | {percentile(latencies, 50):.1f} / {percentile(latencies, 99):.1f} |",
         f"| distinct slots sent / rows stored | {result['distinct_sent']:,} / {result['stored']:,} |",
         f"| slots acknowledged | {result['acked_slots']:,} |",
-        f"| slot rows ≠ last acknowledged POST (missing / other id or value) | {result['missing']} / {result['wrong']} |",
+        "| slot rows ≠ last acknowledged POST (missing / other id or value) | "
+        f"{result['missing']} / {result['wrong']} |",
         f"| duplicate rows in a slot | {result['duplicates']} |",
         *(f"| check: {name} | {'ok' if ok else '**FAILED**'} |" for name, ok in checks.items()),
     ]

@@ -14,8 +14,8 @@ was answered after the restore; health.php's
 first 503 within 1 s of the cut; after the restore every endpoint answers 2xx again within 2 s and
 nothing fails after that; every 201 is stored. Prints a markdown table; exit 1 when a check fails.
 
-    .venv/bin/python bench/status_faults_outage.py                   # both kinds, 10 s outages
-    .venv/bin/python bench/status_faults_outage.py --kind stopped --outage 60 --workers 4
+    python -m bench.faults.outage                   # both kinds, 10 s outages
+    python -m bench.faults.outage --kind stopped --outage 60 --workers 4
 """
 
 from __future__ import annotations
@@ -26,24 +26,19 @@ import json
 import sys
 import time
 
-from status_faults_common import (
+from bench.common import (
     OUT,
-    POST_HEADERS,
-    Connection,
+    HttpConnection,
     HttpError,
-    Ledger,
     Server,
-    Slots,
-    TcpProxy,
-    body_bytes,
     code_version,
-    db,
     free_port,
-    fresh_postgres,
     now_utc,
-    stored_rows,
-    verify,
+    scratch_postgres,
 )
+from bench.faults.ledger import POST_HEADERS, Ledger, Slots, body_bytes, stored_rows, verify
+from bench.faults.tcp_proxy import TcpProxy
+from sathub import db
 
 KINDS = {  # label: (method, path)
     "health": ("GET", "/api/v1/health.php"),
@@ -67,7 +62,7 @@ async def drive(port: int, clients_per_kind: int, timeout: float, schedule, ledg
 
     async def client(kind: str) -> None:
         method, path = KINDS[kind]
-        conn = Connection(port)
+        conn = HttpConnection(port)
         while not stop.is_set():
             body, slot = b"", None
             if method == "POST":
@@ -132,13 +127,13 @@ def _count(rows: list[dict]) -> str:
 
 
 def one_kind(kind: str, args) -> tuple[list[str], bool]:
-    url, drop = fresh_postgres("outage")
-    proxy = TcpProxy(free_port(), ("127.0.0.1", 5432))
+    url, drop = scratch_postgres("outage")
+    target = db.normalize_url(url)
+    proxy = TcpProxy(free_port(), (target.host or "127.0.0.1", target.port or 5432))
     proxy.start()
-    proxied = db.normalize_url(url).set(host="127.0.0.1", port=proxy.port).render_as_string(False)
-    log = OUT / f"faults_outage_{kind}.log"
-    log.write_text("")
-    server = Server(proxied, free_port(), log, workers=args.workers)
+    proxied = target.set(host="127.0.0.1", port=proxy.port).render_as_string(False)
+    server = Server.sathub(proxied, workers=args.workers, log=f"faults_outage_{kind}")
+    server.log.write_text("")
     server.start()
     server.wait_up()
     ledger = Ledger()
@@ -161,7 +156,7 @@ def one_kind(kind: str, args) -> tuple[list[str], bool]:
     kept = verify(ledger, stored_rows(url))
     drop()
     a = analyse(records, moments["cut"], moments["restored"])
-    tracebacks = log.read_text(errors="replace").count("Traceback")
+    tracebacks = server.log.read_text(errors="replace").count("Traceback")
     checks = {
         "health 503 within 1 s": a["health_first_503"] is not None and a["health_first_503"] <= 1.0,
         "every request during the outage 503 database_unavailable": not a["bad_during"],
@@ -176,7 +171,8 @@ def one_kind(kind: str, args) -> tuple[list[str], bool]:
            + " / ".join(f"{v:.2f}" for v in a["max_during"].values())
            + f" | {a['slow_during']} | {first_ok} | {a['recovered']:.2f} | {a['failed_after']} | {a['other_5xx']} | "
            f"{a['unanswered']} | {ledger.acks:,} / {kept['missing'] + kept['wrong']} | {tracebacks} | "
-           + ("ok" if all(checks.values()) else "**FAILED: " + "; ".join(n for n, ok in checks.items() if not ok) + "**")
+           + ("ok" if all(checks.values()) else "**FAILED: " + "; ".join(n for n, ok in checks.items() if not ok)
+              + "**")
            + " |")
     if a["bad_during"]:
         print(kind, "bad answers during the outage (first 5):", a["bad_during"][:5], file=sys.stderr)

@@ -5,8 +5,8 @@ acknowledged report is stored (per slot the highest acknowledged id with its val
 only when a request to that slot went unanswered at a crash); no duplicate slot rows; the database
 opens cleanly (SQLite `PRAGMA integrity_check` = ok, PostgreSQL a count works); no 5xx.
 
-    .venv/bin/python bench/status_faults_crash.py                       # SQLite and PostgreSQL, 10 kills each
-    .venv/bin/python bench/status_faults_crash.py --backend sqlite --kills 50 --workers 1
+    python -m bench.faults.crash                       # SQLite and PostgreSQL, 10 kills each
+    python -m bench.faults.crash --backend sqlite --kills 50 --workers 1
 """
 
 from __future__ import annotations
@@ -19,24 +19,19 @@ import sys
 import time
 
 import sqlalchemy as sa
-from status_faults_common import (
+
+from bench.common import (
     OUT,
-    POST_HEADERS,
-    Connection,
+    HttpConnection,
     HttpError,
-    Ledger,
     Server,
-    Slots,
-    body_bytes,
     code_version,
-    db,
-    free_port,
-    fresh_postgres,
-    fresh_sqlite,
     now_utc,
-    stored_rows,
-    verify,
+    scratch_postgres,
+    scratch_sqlite,
 )
+from bench.faults.ledger import POST_HEADERS, Ledger, Slots, body_bytes, stored_rows, verify
+from sathub import db
 
 
 async def run(server: Server, clients: int, kills: int, interval: tuple[float, float], tail: float,
@@ -46,7 +41,7 @@ async def run(server: Server, clients: int, kills: int, interval: tuple[float, f
     acks_at_kill: list[int] = []
 
     async def client() -> None:
-        conn = Connection(server.port)
+        conn = HttpConnection(server.port)
         while not stop.is_set():
             slot, body = slots.next()
             ledger.record_sent(slot)
@@ -81,7 +76,9 @@ def opens_cleanly(url: str) -> str:
         with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:
             integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
             count = conn.execute("SELECT count(*) FROM reports").fetchone()[0]
-        return f"integrity_check {integrity}; {count:,} rows" if integrity == "ok" else f"**integrity_check {integrity}**"
+        if integrity != "ok":
+            return f"**integrity_check {integrity}**"
+        return f"integrity_check ok; {count:,} rows"
     engine = db.create_engine(url)
     try:
         with engine.connect() as conn:
@@ -95,12 +92,11 @@ def opens_cleanly(url: str) -> str:
 def one_backend(backend: str, args) -> tuple[list[str], bool]:
     drop = None
     if backend == "sqlite":
-        url = fresh_sqlite("crash")
+        url = scratch_sqlite("crash")
     else:
-        url, drop = fresh_postgres("crash")
-    log = OUT / f"faults_crash_{backend}.log"
-    log.write_text("")
-    server = Server(url, free_port(), log, workers=args.workers)
+        url, drop = scratch_postgres("crash")
+    server = Server.sathub(url, workers=args.workers, log=f"faults_crash_{backend}")
+    server.log.write_text("")
     ledger = Ledger()
     server.start()
     server.wait_up()
@@ -116,7 +112,7 @@ def one_backend(backend: str, args) -> tuple[list[str], bool]:
     if drop:
         drop()
     five = sum(n for status, n in ledger.statuses.items() if isinstance(status, int) and status >= 500)
-    tracebacks = log.read_text(errors="replace").count("Traceback")
+    tracebacks = server.log.read_text(errors="replace").count("Traceback")
     checks = {
         "every acknowledged report present": result["missing"] == 0 and result["wrong"] == 0,
         "no duplicate slot rows": result["duplicates"] == 0,
@@ -159,8 +155,9 @@ def main() -> int:
         f"(30 % into 500 hot slots), `kill -9` of its process group {args.kills} times after "
         f"{args.min_interval:g}–{args.max_interval:g} s of load each, restarted at once, load continued, "
         f"{args.tail:g} s more, clean stop; SQLite WAL + synchronous=NORMAL; code {version}; {now_utc()}.", "",
-        "| backend | kills | s | 201s | answers by status | slots acknowledged | acknowledged slot missing / other id or value "
-        "| slot replaced by an unanswered request | unacknowledged slot stored | duplicate slot rows | database after "
+        "| backend | kills | s | 201s | answers by status | slots acknowledged "
+        "| acknowledged slot missing / other id or value | slot replaced by an unanswered request "
+        "| unacknowledged slot stored | duplicate slot rows | database after "
         "| restart s min / max | tracebacks in log | check |",
         "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|---:|---|", *rows])
     print(text)

@@ -9,8 +9,8 @@ docs/api.md) and never echoed unescaped; finally the status page,
 the submit form and the satellite page are fetched and checked for any unescaped hostile text.
 Prints markdown tables; exit 1 on any server error, schema violation or unescaped echo.
 
-    .venv/bin/python bench/status_soak.py                    # >= 5,000 generated requests
-    .venv/bin/python bench/status_soak.py --cases 40000 --max-seconds 1200
+    python -m bench.faults.soak                    # >= 5,000 generated requests
+    python -m bench.faults.soak --cases 40000 --max-seconds 1200
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import json
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import httpx
 import schemathesis
@@ -32,9 +33,11 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
-from status_faults_common import OUT, ROOT, Server, code_version, free_port, fresh_sqlite, now_utc
 
-DOCUMENT = ROOT / "src" / "sathub" / "status" / "api" / "openapi.json"
+import sathub
+from bench.common import OUT, Server, code_version, now_utc, scratch_sqlite
+
+DOCUMENT = Path(sathub.__file__).parent / "status" / "api" / "openapi.json"
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 
 
@@ -177,7 +180,8 @@ def after_413(base: str) -> tuple[int, bytes]:
         while b"\r\n\r\n" not in first:
             first += sock.recv(65536)
         head, _, rest = first.partition(b"\r\n\r\n")
-        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length")))
         while len(rest) < length:
             rest += sock.recv(65536)
         second = rest[length:]
@@ -234,9 +238,9 @@ def hostile(base: str) -> tuple[list[str], int]:
         status, second = after_413(base)
         ok = status == 413 and (second == b"" or second.startswith(b"HTTP/1.1 200"))
         bad += not ok
+        then = second[:60].decode("latin-1").splitlines()[0] if second else "closed"
         rows.append(f"| next request on a keep-alive connection after an early 413 (1 MiB JSON body) | POST then GET "
-                    f"statuses.php | {status} then {second[:60].decode('latin-1').splitlines()[0] if second else 'closed'}"
-                    f" | — | — | {'ok' if ok else '**FAILED**'} |")
+                    f"statuses.php | {status} then {then} | — | — | {'ok' if ok else '**FAILED**'} |")
         response = client.get("/", headers={"Host": 'x"><script>alert(14)</script>'})
         leaks = unescaped(response.text)
         bad += bool(leaks) or response.status_code >= 500
@@ -251,9 +255,9 @@ def main() -> int:
     parser.add_argument("--max-seconds", type=float, default=150)
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    log = OUT / "faults_soak.log"
-    log.write_text("")
-    server = Server(fresh_sqlite("soak"), free_port(), log, workers=1, env={"SATHUB_SUBMIT_RATE_PER_MINUTE": "0"})
+    server = Server.sathub(scratch_sqlite("soak"), workers=1, log="faults_soak",
+                           env={"SATHUB_SUBMIT_RATE_PER_MINUTE": "0"})
+    server.log.write_text("")
     server.start()
     server.wait_up()
     version = code_version()
@@ -267,7 +271,7 @@ def main() -> int:
         hostile_rows, hostile_bad = hostile(server.base)
     finally:
         server.stop()
-    tracebacks = log.read_text(errors="replace").count("Traceback")
+    tracebacks = server.log.read_text(errors="replace").count("Traceback")
     total = sum(fuzzed["sent"].values())
     server_errors = sum(n for key, n in fuzzed["failures"].items() if "Server error" in key)
     violations = sum(fuzzed["failures"].values())
