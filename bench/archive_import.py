@@ -1,14 +1,15 @@
 """Archive import speed and memory: `sathub archive import` on the real corpus and on a generated
 1,000,000-message mbox.
 
-    .venv/bin/python bench/archive_import.py generate [--count 1000000] [--out FILE.mbox.gz]
-    .venv/bin/python bench/archive_import.py corpus [--database-url URL]
-    .venv/bin/python bench/archive_import.py run FILE... --list ADDRESS [--database-url URL]
+    python -m bench.archive_import generate [--count 1000000] [--out FILE.mbox.gz]
+    python -m bench.archive_import corpus [--database-url URL]
+    python -m bench.archive_import run FILE... --list ADDRESS [--database-url URL]
 
 `corpus` and `run` import into a fresh database (SQLite under bench/out/ unless --database-url
-names an empty PostgreSQL database) and print messages/s (wall clock and CPU), peak RSS and the
-RSS over time (flat memory means the last samples are no higher than the early ones), with the
-machine's load average (the machine is shared: CPU time is the steadier figure).
+names another; it is dropped and created again) and print messages/s (wall clock and CPU), peak
+RSS and the RSS over time (flat memory means the last samples are no higher than the early ones),
+with the machine's load average (the machine is shared: CPU time is the steadier figure). Each run
+also writes bench/out/archive_import_<what>_<backend>.md.
 
 The generated archive is realistic in shape, not in text: threads of heavy-tailed size (most 1-5
 messages, a few hundreds), 20,000 senders of Zipf-like activity, 3% of messages held back so
@@ -29,14 +30,15 @@ import threading
 import time
 from bisect import bisect
 from collections import deque
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from itertools import accumulate
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "bench" / "out"
-CORPUS = ROOT.parent / "shared" / "data" / "mail"
+from bench.common import MAIL, OUT, backend_of, label, recreate_database, write_out
+from sathub import db
+from sathub.archive.ingest.importer import import_archive
+
 WORDS = ("gps receiver fix satellite antenna signal daemon packet buffer driver serial port baud "
          "release patch build test python commit branch merge review issue thread list mail time "
          "clock offset latitude longitude altitude speed course error warning debug trace socket "
@@ -111,7 +113,7 @@ def generate(path: Path, count: int, seed: int = 1) -> None:
             address = senders[bisect(activity, rnd.random() * activity[-1])]
             message_id = f"{n}.{rnd.getrandbits(32):08x}@bench.example.org"
             headers = [f"From: {address.split('@')[0].replace('.', ' ').title()} <{address}>",
-                       f"Date: {format_datetime(clock.replace(tzinfo=timezone.utc))}"]
+                       f"Date: {format_datetime(clock.replace(tzinfo=UTC))}"]
             body = text(rnd, rnd.randint(20, 250))
             if not active or rnd.random() < 0.22:
                 subject = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 8)))
@@ -137,7 +139,8 @@ def generate(path: Path, count: int, seed: int = 1) -> None:
                         "Content-Type: application/octet-stream\nContent-Transfer-Encoding: base64\n"
                         'Content-Disposition: attachment; filename="data.bin"\n\n'
                         + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n" * rnd.randint(1, 20) + "--b1--\n")
-            message = f"From {address} {clock.strftime('%a %b %d %H:%M:%S %Y')}\n" + "\n".join(headers) + "\n\n" + body + "\n"
+            envelope = f"From {address} {clock.strftime('%a %b %d %H:%M:%S %Y')}\n"
+            message = envelope + "\n".join(headers) + "\n\n" + body + "\n"
             if rnd.random() < 0.03:
                 heapq.heappush(held, (n + rnd.randint(1, 20_000), n, message))
             else:
@@ -152,19 +155,12 @@ def generate(path: Path, count: int, seed: int = 1) -> None:
 
 
 def fresh_database(url: str | None, name: str) -> str:
-    if url:
-        return url
-    OUT.mkdir(parents=True, exist_ok=True)
-    for suffix in ("", "-wal", "-shm"):
-        (OUT / f"{name}.db{suffix}").unlink(missing_ok=True)
-    return f"sqlite:///{OUT / name}.db"
+    url = url or f"sqlite:///{OUT / name}.db"
+    recreate_database(url)
+    return url
 
 
-def measure(url: str, imports: list[tuple[str, list[Path]]]) -> None:
-    sys.path.insert(0, str(ROOT / "src"))
-    from sathub import db
-    from sathub.archive.ingest.importer import import_archive
-
+def measure(url: str, imports: list[tuple[str, list[Path]]], what: str) -> None:
     engine = db.create_engine(url)
     db.upgrade(engine)
     print(f"database {engine.url.render_as_string()}; load average before: {os.getloadavg()[0]:.1f}")
@@ -180,15 +176,17 @@ def measure(url: str, imports: list[tuple[str, list[Path]]]) -> None:
     sampler.stop.set()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     helper = sum(sampler.helper_cpu.values())
-    print(f"{total} messages in {wall:.1f} s wall ({total / wall:,.0f} msg/s); CPU {cpu:.1f} s here "
-          f"+ {helper:.1f} s in the parsing helper ({total / (cpu + helper):,.0f} msg per CPU second); "
-          f"load average after: {os.getloadavg()[0]:.1f}")
+    lines = [label(f"**archive_import {what}, {backend_of(url)}** — `sathub archive import` in this process"), "",
+             f"{total:,} messages in {wall:.1f} s wall (**{total / wall:,.0f} msg/s**); CPU {cpu:.1f} s here "
+             f"+ {helper:.1f} s in the parsing helper ({total / (cpu + helper):,.0f} msg per CPU second); "
+             f"load average after: {os.getloadavg()[0]:.1f}."]
     samples = sampler.samples
     if samples:
         picks = [samples[min(len(samples) - 1, int(len(samples) * f))] for f in (0.1, 0.25, 0.5, 0.75, 1.0)]
-        print(f"peak RSS {peak:.0f} MB here (file-backed included), {sampler.helper_rss / 2**20:.0f} MB in the "
-              "helper; own (anonymous) / file-backed RSS over time: "
-              + ", ".join(f"{t:.0f}s {anon / 2**20:.0f}/{mapped / 2**20:.0f} MB" for t, anon, mapped in picks))
+        lines.append(f"Peak RSS {peak:.0f} MB here (file-backed included), {sampler.helper_rss / 2**20:.0f} MB in "
+                     "the helper; own (anonymous) / file-backed RSS over time: "
+                     + ", ".join(f"{t:.0f}s {anon / 2**20:.0f}/{mapped / 2**20:.0f} MB" for t, anon, mapped in picks))
+    write_out(f"archive_import_{what}_{backend_of(url)}.md", "\n".join(lines))
 
 
 def main() -> None:
@@ -196,7 +194,7 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     gen = commands.add_parser("generate", help="write the generated archive")
     gen.add_argument("--count", type=int, default=1_000_000)
-    gen.add_argument("--out", type=Path, default=OUT / "archive_import_1m.mbox.gz")
+    gen.add_argument("--out", type=Path, help="default: bench/out/archive_import_<count>.mbox.gz")
     corpus = commands.add_parser("corpus", help="import the real corpus of shared/data/mail")
     corpus.add_argument("--database-url")
     run = commands.add_parser("run", help="import FILE... into a fresh database")
@@ -205,18 +203,20 @@ def main() -> None:
     run.add_argument("--database-url")
     args = parser.parse_args()
     if args.command == "generate":
+        args.out = args.out or OUT / f"archive_import_{args.count}.mbox.gz"
         args.out.parent.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
         generate(args.out, args.count)
         print(f"{args.count} messages written to {args.out} ({args.out.stat().st_size / 2**20:.0f} MB gzip) "
               f"in {time.monotonic() - started:.0f} s")
     elif args.command == "corpus":
-        files = sorted(CORPUS.glob("*.mbox.gz"))
+        files = sorted(MAIL.glob("*.mbox.gz"))
         measure(fresh_database(args.database_url, "archive_import_corpus"),
-                [(f.name.removesuffix(".mbox.gz"), [f]) for f in files] + [("edge@example.com", [CORPUS / "edge"])])
+                [(f.name.removesuffix(".mbox.gz"), [f]) for f in files] + [("edge@example.com", [MAIL / "edge"])],
+                "corpus")
     else:
-        stem = args.paths[0].name.split(".")[0]
-        measure(fresh_database(args.database_url, f"archive_import_{stem}"), [(args.list, args.paths)])
+        stem = args.paths[0].name.split(".")[0].removeprefix("archive_import_")
+        measure(fresh_database(args.database_url, f"archive_import_{stem}"), [(args.list, args.paths)], stem)
 
 
 if __name__ == "__main__":

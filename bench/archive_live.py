@@ -1,15 +1,15 @@
 """Live archiving (interface B, issue 12): Mailman's archive call measured the way the plugin makes it.
 
-    .venv/bin/python bench/archive_live.py --database-url sqlite:///bench/out/archive_live.db
-    .venv/bin/python bench/archive_live.py --database-url postgresql://postgres@127.0.0.1:5432/sathub_bench_live
+    python -m bench.archive_live --database-url sqlite:///bench/out/archive_live.db [--keep] [--seconds 10]
+    python -m bench.archive_live --database-url postgresql://postgres@127.0.0.1:5432/sathub_bench_live
 
-The database is recreated with bench/archive_read.py's generated archive of --emails (default
-100,000) emails, which holds the read targets' own probes: a 300-email thread and a sender of 1,000
-emails (the live lists' senders are other addresses, so the probes keep their size while mail
-arrives). Then `sathub serve --workers 2` runs with an archiver key, and this script, like
-mailman-hyperkitty, POSTs real corpus messages as multipart (`mlist` + file `message`) to
-/archive/api/mailman/archive over HTTP, one at a time, timing each call from the client (HTTP
-included):
+The database is recreated (unless --keep finds it made) with bench/archive_read.py's generated
+archive of --emails (default 100,000) emails, which holds the read targets' own probes: a
+300-email thread and a sender of 1,000 emails (the live lists' senders are other addresses, so
+the probes keep their size while mail arrives). Then `sathub serve --workers 2` runs with an
+archiver key, and this script, like mailman-hyperkitty, POSTs real corpus messages as multipart
+(`mlist` + file `message`) to /archive/api/mailman/archive over HTTP, one at a time, timing each
+call from the client (HTTP included):
 
 1. `calls`: 500 gpsd-users messages in archive order, as fast as answers come (threads, senders
    and the 517 cross-posts of the corpus; some replies arrive before their parent);
@@ -19,7 +19,9 @@ included):
 4. `sustained`: 100 messages/s (paced) for --seconds while a reader, a process of its own, GETs
    the probe thread's emails and the probe sender's emails in turn, each twice: over HTTP, and
    from the app called in the reader's process on the same database (no HTTP, as the read targets
-   were set: bench/asgi_time.py); the same reads are first timed with nothing writing.
+   were set); the same reads are first timed with nothing writing.
+
+Writes bench/out/archive_live_<backend>.md.
 """
 
 from __future__ import annotations
@@ -29,36 +31,26 @@ import gzip
 import http.client
 import mailbox
 import multiprocessing
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 import urllib.parse
-from pathlib import Path
 
 import httpx
 import sqlalchemy as sa
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+from bench import archive_read
+from bench.common import MAIL, InProcess, Server, backend_of, database_exists, label, write_out
+from sathub import db
+from sathub.app import create_app
+from sathub.archive.tables import emails, senders, threads
+from sathub.config import Settings
 
-sys.path.insert(0, str(ROOT / "bench"))
-
-import archive_read  # noqa: E402
-from asgi_time import asgi_get  # noqa: E402
-from status_load import wait_until_up  # noqa: E402
-
-from sathub import db  # noqa: E402
-from sathub.archive.tables import emails, senders, threads  # noqa: E402
-
-MAIL = ROOT.parent / "shared" / "data" / "mail"
 KEY = "bench-key"
 WAYS = ("HTTP", "in-process")
 PROBES = ("thread (300 emails)", "sender (1,000 emails)")
-TABLES = ("attachments", "emails", "threads", "senders", "mailing_lists")
+LIVE_LISTS = ("gpsd-users@lists.berlios.de", "evs@lists.example.org")
 
 
 def corpus(name: str) -> list[bytes]:
@@ -69,21 +61,21 @@ def corpus(name: str) -> list[bytes]:
         return [message.as_bytes() for message in mailbox.mbox(handle.name) if message["Message-ID"]]
 
 
-def sathub(*args: str, env: dict | None = None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "sathub", *args], env={**os.environ, **(env or {})},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-
-
-def prepare(url: str, total: int) -> None:
-    """A fresh database with the generated archive; PostgreSQL's sequences moved past its ids."""
+def prepare(url: str, total: int, keep: bool) -> None:
+    """The generated archive without the live lists: made again unless `keep` finds it there."""
+    engine = db.create_engine(url)
+    try:
+        if keep and database_exists(url) and sa.inspect(engine).has_table("emails"):
+            with engine.begin() as conn:
+                conn.execute(sa.text("DELETE FROM mailing_lists WHERE name IN :names").bindparams(
+                    sa.bindparam("names", expanding=True)), {"names": list(LIVE_LISTS)})
+                if conn.execute(sa.select(sa.func.count()).select_from(emails)).scalar_one() >= total:
+                    return
+    finally:
+        engine.dispose()
     engine = archive_read.fresh_database(url)
     started = time.monotonic()
     archive_read.generate(engine, total)
-    if engine.dialect.name == "postgresql":
-        with engine.begin() as conn:
-            for table in TABLES:
-                conn.exec_driver_sql(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-                                     f"(SELECT max(id) FROM {table}))")
     engine.dispose()
     print(f"generated {total:,} emails in {time.monotonic() - started:.1f} s", flush=True)
 
@@ -94,7 +86,8 @@ def probes(url: str) -> tuple[str, str]:
     paths = archive_read.probe_paths(engine)
     with engine.connect() as conn:
         thread_size = conn.execute(sa.select(threads.c.emails_count).where(threads.c.id == 1)).scalar_one()
-        sent = conn.execute(sa.select(sa.func.count()).select_from(emails).join(senders, senders.c.id == emails.c.sender_id)
+        sent = conn.execute(sa.select(sa.func.count()).select_from(emails)
+                            .join(senders, senders.c.id == emails.c.sender_id)
                             .where(senders.c.address == archive_read.PROBE_SENDER)).scalar_one()
     engine.dispose()
     print(f"probes: thread of {thread_size} emails, sender of {sent} emails", flush=True)
@@ -112,23 +105,18 @@ def post(client: httpx.Client, address: str, raw: bytes) -> float:
 
 
 def summary(times: list[float]) -> str:
+    """Table cells: n | median ms | p95 ms | max ms."""
     ordered = sorted(times)
     p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
-    return f"n={len(times)} median {statistics.median(times):.2f} ms, p95 {p95:.2f} ms, max {ordered[-1]:.1f} ms"
+    return f"{len(times):,} | {statistics.median(times):.2f} | {p95:.2f} | {ordered[-1]:.1f}"
 
 
 def read_loop(base: str, url: str, paths: tuple[str, ...], stop, out) -> None:
     """GET the probes in turn until `stop` is set, each over HTTP and then from the app itself
     (the ASGI app called in this process on the same database, no HTTP: how the read targets
-    were set, bench/asgi_time.py); `out` (a queue) gets {(way, path): [ms, …]}."""
-    import asyncio
-
-    from sathub.app import create_app
-    from sathub.config import Settings
-
-    app = create_app(Settings(database_url=url, base_url=base), engine=db.create_engine(url))
-    loop = asyncio.new_event_loop()
-    headers = [(b"host", b"127.0.0.1")]
+    were set); `out` (a queue) gets {(way, path): [ms, …]}."""
+    app = InProcess(create_app(Settings(database_url=url, base_url=base), engine=db.create_engine(url)),
+                    host=b"127.0.0.1")
 
     times: dict[tuple[str, str], list[float]] = {(way, path): [] for way in WAYS for path in paths}
     # http.client, not httpx: ~0.5 ms less of the client's own parsing in each 0.3–1 MB answer.
@@ -142,7 +130,7 @@ def read_loop(base: str, url: str, paths: tuple[str, ...], stop, out) -> None:
             times["HTTP", path].append((time.perf_counter() - started) * 1000)
             assert answer.status == 200, body[:200]
             started = time.perf_counter()
-            status, _ = loop.run_until_complete(asgi_get(app, path, headers))
+            status, _ = app.get(path)
             times["in-process", path].append((time.perf_counter() - started) * 1000)
             assert status == 200, status
     client.close()
@@ -169,48 +157,46 @@ class Reader:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--database-url", required=True)
-    parser.add_argument("--seconds", type=float, default=20.0, help="length of the sustained phase")
+    parser.add_argument("--seconds", type=float, default=10.0, help="length of the sustained phase")
+    parser.add_argument("--idle-seconds", type=float, default=5.0, help="reads timed with nothing writing")
     parser.add_argument("--rate", type=float, default=100.0, help="messages per second in the sustained phase")
     parser.add_argument("--senders", type=int, default=1,
                         help="concurrent posters in the sustained phase (Mailman: [runner.archive] instances)")
-    parser.add_argument("--port", type=int, default=8791)
     parser.add_argument("--emails", type=int, default=100_000, help="size of the generated archive")
-    parser.add_argument("--skip-import", action="store_true",
-                        help="reuse the generated archive (the live lists are deleted)")
+    parser.add_argument("--keep", action="store_true",
+                        help="reuse the generated archive when the database holds it (the live lists are deleted)")
     options = parser.parse_args()
     url = options.database_url
-    if not options.skip_import:
-        prepare(url, options.emails)
-    else:
-        engine = db.create_engine(url)
-        with engine.begin() as conn:
-            conn.exec_driver_sql("DELETE FROM mailing_lists WHERE name IN "
-                                 "('gpsd-users@lists.berlios.de', 'evs@lists.example.org')")
-        engine.dispose()
+    prepare(url, options.emails, options.keep)
     paths = probes(url)
     users = corpus("gpsd-users@lists.berlios.de")
     evs = corpus("3gpp_tsg_sa_wg4_evs@list.etsi.org")
-    base = f"http://127.0.0.1:{options.port}"
-    server = sathub("serve", "--port", str(options.port), "--workers", "2", "--database-url", url,
-                    env={"SATHUB_ARCHIVER_KEY": KEY, "SATHUB_LOG_LEVEL": "warning", "SATHUB_BASE_URL": ""})
+    rows = []
+
+    def row(what: str, times: list[float]) -> None:
+        rows.append(f"| {what} | {summary(times)} |")
+        print(rows[-1], flush=True)
+
+    server = Server.sathub(url, workers=2, log=f"archive_live_{backend_of(url)}",
+                           env={"SATHUB_ARCHIVER_KEY": KEY, "SATHUB_BASE_URL": ""})
+    base = server.base
     try:
-        wait_until_up(f"{base}/archive/api/lists/", 60)
+        server.start().wait_up("/archive/api/lists/")
         with httpx.Client(base_url=base, timeout=30) as client:
             for raw in users[:20]:  # warm-up: both workers' pools, the list's first sight
                 post(client, "gpsd-users@lists.berlios.de", raw)
-            calls = [post(client, "gpsd-users@lists.berlios.de", raw) for raw in users[20:520]]
-            print(f"calls (gpsd-users, archive order): {summary(calls)}", flush=True)
-            reattach = [post(client, "evs@lists.example.org", raw) for raw in evs]
-            print(f"re-attachment (3GPP, newest first): {summary(reattach)}", flush=True)
-            duplicates = [post(client, "gpsd-users@lists.berlios.de", raw) for raw in users[20:220]]
-            print(f"duplicates: {summary(duplicates)}", flush=True)
+            row("archive call, archive order (gpsd-users)",
+                [post(client, "gpsd-users@lists.berlios.de", raw) for raw in users[20:520]])
+            row("archive call, re-attaching (3GPP, newest first)",
+                [post(client, "evs@lists.example.org", raw) for raw in evs])
+            row("archive call, duplicate", [post(client, "gpsd-users@lists.berlios.de", raw) for raw in users[20:220]])
 
             reader = Reader(base, url, paths)
-            time.sleep(8)
+            time.sleep(options.idle_seconds)
             idle = reader.finish()
             for way in WAYS:
-                for label, path in zip(PROBES, paths):
-                    print(f"reads, nothing writing, {way}, {label}: {summary(idle[way, path])}", flush=True)
+                for name, path in zip(PROBES, paths, strict=True):
+                    row(f"read {name}, nothing writing, {way}", idle[way, path])
 
             reader = Reader(base, url, paths)
             todo = users[520:520 + int(options.rate * options.seconds)]
@@ -231,17 +217,20 @@ def main() -> None:
                 poster.start()
             for poster in posters:
                 poster.join()
-            sent = len(sustained)
             elapsed = time.perf_counter() - started
-            out = reader.finish()
-            print(f"sustained ({options.senders} sender(s)): {sent} messages in {elapsed:.1f} s = {sent / elapsed:.1f} msg/s; "
-                  f"calls {summary(sustained)}", flush=True)
+            during = reader.finish()
+            row(f"archive call, paced at {options.rate:g}/s by {options.senders} sender(s)", sustained)
             for way in WAYS:
-                for label, path in zip(PROBES, paths):
-                    print(f"reads while archiving, {way}, {label}: {summary(out[way, path])}", flush=True)
+                for name, path in zip(PROBES, paths, strict=True):
+                    row(f"read {name}, while archiving, {way}", during[way, path])
     finally:
-        server.terminate()
-        server.wait(10)
+        server.stop()
+    rate = len(sustained) / elapsed
+    write_out(f"archive_live_{backend_of(url)}.md", "\n".join([
+        label(f"**archive_live, {backend_of(url)}** — `sathub serve --workers 2` on a generated archive of "
+              f"{options.emails:,} emails; Mailman's archive call over HTTP, one at a time; sustained "
+              f"{len(sustained):,} messages in {elapsed:.1f} s = **{rate:.1f} msg/s** (asked {options.rate:g})"), "",
+        "| measurement | n | median ms | p95 ms | max ms |", "|---|---:|---:|---:|---:|", *rows]))
 
 
 if __name__ == "__main__":

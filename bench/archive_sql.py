@@ -1,32 +1,27 @@
 """Archive read API (interface B): SQL statements per request, for a small and a large answer.
 
-    .venv/bin/python bench/archive_sql.py [DATABASE_URL]    # default: the corpus of bench/archive_import.py corpus
+    python -m bench.archive_sql [DATABASE_URL]    # default: the corpus of `python -m bench.archive_import corpus`
 
-Runs the real app in-process (Starlette's TestClient) on an imported archive, read only, and counts
+Runs the real app in-process (the ASGI app called directly) on an imported archive, read only, and counts
 the statements the engine executes for each request (SQLAlchemy's before_cursor_execute;
 transaction control left out, as tests/archive/store/test_reads.py does), on the smallest and the
 largest thread, sender and list of the archive. Prints a markdown table; equal counts mean no N+1.
+Writes bench/out/archive_sql_<backend>.md.
 """
 
 from __future__ import annotations
 
 import sys
-import warnings
-from pathlib import Path
 
-warnings.simplefilter("ignore")
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
+import sqlalchemy as sa
 
-import sqlalchemy as sa  # noqa: E402
-from starlette.testclient import TestClient  # noqa: E402
+from bench.common import OUT, InProcess, backend_of, label, write_out
+from sathub.app import create_app
+from sathub.archive.tables import emails, mailing_lists, senders, threads
+from sathub.config import Settings
+from sathub.db import create_engine
 
-from sathub.app import create_app  # noqa: E402
-from sathub.archive.tables import emails, mailing_lists, senders, threads  # noqa: E402
-from sathub.config import Settings  # noqa: E402
-from sathub.db import create_engine  # noqa: E402
-
-DEFAULT = f"sqlite:///{ROOT / 'bench' / 'out' / 'archive_import_corpus.db'}"
+DEFAULT = f"sqlite:///{OUT / 'archive_import_corpus.db'}"
 
 
 def extremes(conn) -> dict[str, dict]:
@@ -39,11 +34,11 @@ def extremes(conn) -> dict[str, dict]:
                   .join(emails, emails.c.sender_id == senders.c.id).group_by(senders.c.mailman_id).order_by("n"))
     sender_rows = conn.execute(per_sender).all()
     cases = {}
-    for label, list_row, sender in (("small", lists[0], sender_rows[0]), ("large", lists[-1], sender_rows[-1])):
-        order = threads.c.emails_count if label == "small" else threads.c.emails_count.desc()
+    for size, list_row, sender in (("small", lists[0], sender_rows[0]), ("large", lists[-1], sender_rows[-1])):
+        order = threads.c.emails_count if size == "small" else threads.c.emails_count.desc()
         thread = conn.execute(sa.select(threads.c.thread_id, threads.c.emails_count)
                               .where(threads.c.list_id == list_row.id).order_by(order).limit(1)).one()
-        cases[label] = {"list": list_row.name, "list_emails": list_row.n, "thread": thread.thread_id,
+        cases[size] = {"list": list_row.name, "list_emails": list_row.n, "thread": thread.thread_id,
                         "thread_emails": thread.emails_count, "email": thread.thread_id,
                         "sender": sender.mailman_id, "sender_emails": sender.n}
     return cases
@@ -77,24 +72,24 @@ def main() -> None:
         if seen is not None and statement.split(None, 1)[0].upper() not in ("BEGIN", "COMMIT", "ROLLBACK"):
             seen.append(statement)
 
-    app = create_app(Settings(database_url=url, base_url="http://x"), engine=engine)
+    client = InProcess(create_app(Settings(database_url=url, base_url="http://x"), engine=engine))
     small, large = cases["small"], cases["large"]
-    print(f"{url}: small = list {small['list']} ({small['list_emails']:,} emails), a thread of "
-          f"{small['thread_emails']}, a sender of {small['sender_emails']}; large = list {large['list']} "
-          f"({large['list_emails']:,} emails), a thread of {large['thread_emails']}, a sender of "
-          f"{large['sender_emails']:,}\n")
-    print("| request | statements, small | statements, large | equal |\n|---|---:|---:|:-:|")
-    with TestClient(app) as client:
-        for label, path in REQUESTS.items():
-            counts = []
-            for case in (small, large):
-                client.get("/archive/api/" + path.format(**case))  # warm-up
-                seen = []
-                response = client.get("/archive/api/" + path.format(**case))
-                assert response.status_code == 200, (path.format(**case), response.status_code)
-                counts.append(len(seen))
-                seen = None
-            print(f"| {label} | {counts[0]} | {counts[1]} | {'yes' if counts[0] == counts[1] else '**NO**'} |")
+    lines = [label(f"**archive_sql, {backend_of(url)}** — statements per request; small = list {small['list']} "
+                   f"({small['list_emails']:,} emails), a thread of {small['thread_emails']}, a sender of "
+                   f"{small['sender_emails']}; large = list {large['list']} ({large['list_emails']:,} emails), a "
+                   f"thread of {large['thread_emails']}, a sender of {large['sender_emails']:,}"), "",
+             "| request | statements, small | statements, large | equal |", "|---|---:|---:|:-:|"]
+    for name, path in REQUESTS.items():
+        counts = []
+        for case in (small, large):
+            client.get("/archive/api/" + path.format(**case))  # warm-up
+            seen = []
+            status, _ = client.get("/archive/api/" + path.format(**case))
+            assert status == 200, (path.format(**case), status)
+            counts.append(len(seen))
+            seen = None
+        lines.append(f"| {name} | {counts[0]} | {counts[1]} | {'yes' if counts[0] == counts[1] else '**NO**'} |")
+    write_out(f"archive_sql_{backend_of(url)}.md", "\n".join(lines))
 
 
 if __name__ == "__main__":

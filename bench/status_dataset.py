@@ -1,8 +1,8 @@
 """Interface A benchmark dataset: N reports (default 1,000,000) over ~60 catalog satellites and the
 last 30 days (or --days), skewed towards the popular satellites, loaded in bulk into SQLite or PostgreSQL.
 
-    .venv/bin/python bench/status_dataset.py --database-url sqlite:///bench/out/status.db
-    .venv/bin/python bench/status_dataset.py --database-url postgresql://postgres@127.0.0.1:5432/sathub_bench
+    python -m bench.status_dataset --database-url sqlite:///bench/out/status.db [--if-missing]
+    python -m bench.status_dataset --database-url postgresql://postgres@127.0.0.1:5432/sathub_bench
 
 The database is recreated from scratch: the SQLite file is deleted, the PostgreSQL database is
 dropped and created again. Schema and catalog come from the real commands (`sathub db upgrade`,
@@ -42,13 +42,12 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-ROOT = Path(__file__).resolve().parent.parent
-SATHUB = ROOT / ".venv" / "bin" / "sathub"
-CATALOG = ROOT / "src" / "sathub" / "data" / "catalog.csv"
-sys.path.insert(0, str(ROOT / "src"))
+import sathub
+from bench.common import recreate_database, report_count
+from sathub.db import normalize_url
+from sathub.status import rules
 
-from sathub.db import normalize_url  # noqa: E402
-from sathub.status import rules  # noqa: E402
+CATALOG = Path(sathub.__file__).parent / "data" / "catalog.csv"
 
 SATELLITES = 60
 DAYS = 30
@@ -143,20 +142,6 @@ def generate(count: int, seed: int, now: datetime, days: int = DAYS) -> tuple[li
     return rows, totals
 
 
-def recreate_database(url: sa.URL) -> None:
-    if url.get_backend_name() == "sqlite":
-        path = Path(url.database)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
-        return
-    admin = sa.create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{url.database}" WITH (FORCE)'))
-        conn.execute(sa.text(f'CREATE DATABASE "{url.database}"'))
-    admin.dispose()
-
-
 def bulk_load(url: sa.URL, rows: list[tuple], totals: dict) -> None:
     engine = sa.create_engine(url)
     postgres = url.get_backend_name() == "postgresql"
@@ -204,15 +189,20 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=DAYS,
                         help="days the reports are spread over (3000: a live service's density, "
                              "~2,000 reports in the status page's 6-day window)")
+    parser.add_argument("--if-missing", action="store_true",
+                        help="do nothing when the database already holds at least --reports reports")
     args = parser.parse_args()
+    if args.if_missing and report_count(args.database_url) >= args.reports:
+        print(f"{args.database_url}: {report_count(args.database_url):,} reports already, kept")
+        return
     url = normalize_url(args.database_url)
     started = time.monotonic()
     now = datetime.now(UTC).replace(tzinfo=None)
     rows, totals = generate(args.reports, args.seed, now, args.days)
     generated = time.monotonic()
-    recreate_database(url)
+    recreate_database(args.database_url)
     for command in (["db", "upgrade"], ["catalog", "load"]):
-        subprocess.run([str(SATHUB), *command, "--database-url", args.database_url], check=True,
+        subprocess.run([sys.executable, "-m", "sathub", *command, "--database-url", args.database_url], check=True,
                        stdout=subprocess.DEVNULL)
     bulk_load(url, rows, totals)
     top = sorted(totals.items(), key=lambda kv: -kv[1][0])[:4]
