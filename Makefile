@@ -43,8 +43,9 @@ test: install-test chromium
 screenshots: install-test chromium
 	SATHUB_SCREENSHOTS=1 $(BIN)/python -m pytest -m browser
 
+# make bench [SUITE=status|archive|faults|all] [BENCH_ARGS=--quick]: bench/README.md
 bench: install-test
-	$(BIN)/python bench/run.py
+	$(BIN)/python -m bench.run --suite $(or $(SUITE),all) $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

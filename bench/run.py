@@ -1,98 +1,139 @@
-"""`make bench`: the whole benchmark in one command, bounded to a few minutes.
+"""The one door to the benchmarks: `make bench SUITE=status|archive|faults|all`, or
 
-    .venv/bin/python bench/run.py [--backends sqlite,postgresql] [--duration 4] [--rounds 2] [--fresh]
+    python -m bench.run --suite status [--backends sqlite,postgresql] [--quick]
 
-For each backend: build the datasets when missing (1M reports over 30 days for the load, 1k for
-the statement count, 1M over 3,000 days for the pages at a live service's density), count
-statements per request and print query plans (bench/status_sql.py), the wrk load with its static
-ceiling (bench/status_load.py), the pages' own time (bench/asgi_time.py) and reads while reports
-arrive (bench/status_mixed.py). Results land in bench/out/ (gitignored): status_<backend>.md
-(load table), status_sql_<backend>.md (statements and plans), status_mixed_<backend>.md.
+Each step is `python -m bench.<module> ...` in a process of its own, on SQLite and, when it
+answers, PostgreSQL (SATHUB_BENCH_PG, a server URL without database name; default
+postgresql://postgres@127.0.0.1:5432). Datasets are built when missing and kept in bench/out/;
+the PostgreSQL databases are named sathub_bench*. At the end the tables this run wrote are
+gathered into bench/out/summary_<suite>.md and printed. What each suite measures, and the last
+figures: bench/README.md.
 
-PostgreSQL is used when `pg_isready -h 127.0.0.1` answers (override with SATHUB_BENCH_PG, a
-server URL without database name); its databases sathub_bench and sathub_bench_1k are dropped and
-recreated by the dataset step. Note the load test POSTs reports, so each run grows the 1M dataset
-by a few thousand rows; --fresh rebuilds the datasets first.
+--quick runs every step at its smallest: a check that the door works, not figures to quote.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import subprocess
 import sys
-from pathlib import Path
+import time
 
-import sqlalchemy as sa
+from bench.common import OUT, pg_url, postgres_running, require_wrk
 
-ROOT = Path(__file__).resolve().parent.parent
-PYTHON = str(ROOT / ".venv" / "bin" / "python")
-BENCH = ROOT / "bench"
-OUT = BENCH / "out"
-PG = os.environ.get("SATHUB_BENCH_PG", "postgresql://postgres@127.0.0.1:5432").rstrip("/")
-LARGE = 1_000_000
+SUITES = ("status", "archive", "faults")
 
 
-def urls(backend: str) -> tuple[str, str, str]:
-    """The 1M, 1k and live-density datasets of a backend."""
+def status_steps(backend: str, quick: bool, duration: int, rounds: int) -> list[list[str]]:
     if backend == "sqlite":
-        return (f"sqlite:///{OUT / 'status.db'}", f"sqlite:///{OUT / 'status_1k.db'}",
-                f"sqlite:///{OUT / 'status_live.db'}")
-    return f"{PG}/sathub_bench", f"{PG}/sathub_bench_1k", f"{PG}/sathub_bench_live"
+        large, small, live = (f"sqlite:///{OUT / name}.db" for name in ("status", "status_1k", "status_live"))
+    else:
+        large, small, live = (pg_url(name) for name in ("sathub_bench", "sathub_bench_1k", "sathub_bench_live"))
+    seconds = "3" if quick else "6"
+    return [
+        ["status_dataset", "--database-url", large, "--reports", "1000000", "--days", "30", "--if-missing"],
+        ["status_dataset", "--database-url", small, "--reports", "1000", "--days", "30", "--if-missing"],
+        # A live service's density (~330 reports a day): the status page's window as deployed.
+        ["status_dataset", "--database-url", live, "--reports", "100000", "--days", "300", "--if-missing"],
+        ["status_sql", "--small", small, "--large", large],
+        ["status_load", "--database-url", large, "--duration", str(duration), "--rounds", str(rounds)],
+        ["status_after_write", "--database-url", large, "--duration", seconds],
+        ["status_after_write", "--database-url", live, "--only", "page", "--duration", seconds],
+        ["status_burst", "--database-url", large, "--duration", str(duration + 2), "--rounds", str(rounds)],
+    ]
 
 
-def report_count(url: str) -> int:
-    """Reports in the database, 0 when it or its schema does not exist yet."""
-    sys.path.insert(0, str(ROOT / "src"))
-    from sathub.db import normalize_url
+def archive_steps(backend: str, quick: bool) -> list[list[str]]:
+    emails, repeat = (20_000, "20") if quick else (100_000, "100")
+    if backend == "sqlite":
+        corpus, generated, live = (f"sqlite:///{OUT / name}.db"
+                                   for name in ("archive_import_corpus", f"archive_{emails}", "archive_live"))
+    else:
+        corpus, generated, live = (pg_url(f"sathub_bench_archive_{name}")
+                                   for name in ("corpus", f"generated_{emails}", "live"))
+    steps = [
+        ["archive_import", "corpus", "--database-url", corpus],
+        ["archive_sql", corpus],
+        ["archive_read", "existing", "--database-url", corpus, "--repeat", repeat],
+        ["archive_read", "generated", "--emails", str(emails), "--keep", "--database-url", generated,
+         "--repeat", repeat],
+        ["archive_live", "--database-url", live, "--keep", "--emails", str(emails),
+         "--seconds", "3" if quick else "10", "--idle-seconds", "3" if quick else "5"],
+    ]
+    if backend == "sqlite":  # the import of a generated archive: the rate target is SQLite's
+        mbox = OUT / f"archive_import_{emails}.mbox.gz"
+        if not mbox.exists():
+            steps.append(["archive_import", "generate", "--count", str(emails), "--out", str(mbox)])
+        steps.append(["archive_import", "run", str(mbox)])
+    return steps
 
-    parsed = normalize_url(url)
-    if parsed.get_backend_name() == "sqlite" and not Path(parsed.database).exists():
-        return 0
-    engine = sa.create_engine(parsed)
-    try:
-        with engine.connect() as conn:
-            return conn.execute(sa.text("SELECT count(*) FROM reports")).scalar()
-    except sa.exc.SQLAlchemyError:
-        return 0
-    finally:
-        engine.dispose()
+
+def faults_steps(postgres: bool, quick: bool) -> list[list[str]]:
+    steps = [
+        ["faults.crash", "--backend", "both" if postgres else "sqlite", "--kills", "2" if quick else "5"],
+        ["faults.slow_clients", *(["--sockets", "50", "--seconds", "1", "--watch", "11"] if quick else [])],
+        ["faults.soak", "--cases", "300" if quick else "5000"],
+    ]
+    if postgres:
+        steps[:0] = [
+            ["faults.multiprocess", "--posts", "2000" if quick else "20000"],
+            ["faults.outage", *(["--outage", "2", "--warm", "1", "--after", "2"] if quick else ["--outage", "5"])],
+        ]
+    return steps
 
 
-def run(*args: str) -> None:
-    print("+", " ".join(args), flush=True)
-    subprocess.run([PYTHON, *args], check=True, cwd=ROOT)
+def gather(since: float, suite: str) -> str:
+    """The result tables written during this run, in the order they were written (query plans left
+    out: they stay in their own files)."""
+    written = sorted((path for path in OUT.glob("*.md") if path.stat().st_mtime >= since
+                      and not path.name.startswith("summary_")), key=lambda path: path.stat().st_mtime)
+    parts = [path.read_text(encoding="utf-8").split("\n### Query plans")[0].strip() for path in written]
+    text = "\n\n".join(f"<!-- bench/out/{path.name} -->\n{part}" for path, part in zip(written, parts, strict=True))
+    (OUT / f"summary_{suite}.md").write_text(text + "\n", encoding="utf-8")
+    return text
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--suite", choices=[*SUITES, "all"], default="all")
     parser.add_argument("--backends", default="sqlite,postgresql")
-    parser.add_argument("--duration", type=int, default=4, help="seconds per wrk run")
-    parser.add_argument("--rounds", type=int, default=2, help="wrk runs per endpoint and server")
-    parser.add_argument("--fresh", action="store_true", help="rebuild the datasets")
+    parser.add_argument("--duration", type=int, default=3, help="seconds per wrk run of status_load")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of status_load and status_burst")
+    parser.add_argument("--quick", action="store_true", help="every step at its smallest (a smoke run)")
     args = parser.parse_args()
-    if not shutil.which("wrk"):
-        sys.exit("wrk is missing: apt-get install -y wrk (Debian package)")
+    if args.quick:
+        args.duration, args.rounds = 1, 1
     backends = args.backends.split(",")
-    if "postgresql" in backends and subprocess.run(["pg_isready", "-q", "-h", "127.0.0.1"]).returncode != 0:
-        print("PostgreSQL is not running on 127.0.0.1: skipped")
+    if "postgresql" in backends and not postgres_running():
+        print("PostgreSQL does not answer: its steps are skipped", flush=True)
         backends.remove("postgresql")
+    suites = SUITES if args.suite == "all" else (args.suite,)
+    if "status" in suites:
+        require_wrk()
+    steps: list[list[str]] = []
+    for suite in suites:
+        if suite == "faults":
+            steps += faults_steps("postgresql" in backends, args.quick)
+            continue
+        for backend in backends:
+            steps += (status_steps(backend, args.quick, args.duration, args.rounds) if suite == "status"
+                      else archive_steps(backend, args.quick))
+
     OUT.mkdir(parents=True, exist_ok=True)
-    for backend in backends:
-        large, small, live = urls(backend)
-        for url, size, days in ((large, LARGE, 30), (small, 1000, 30), (live, LARGE, 3000)):
-            if args.fresh or report_count(url) < size:
-                run("bench/status_dataset.py", "--database-url", url, "--reports", str(size), "--days", str(days))
-        run("bench/status_sql.py", "--label", backend, "--small", small, "--large", large)
-        run("bench/status_load.py", "--database-url", large, "--label", backend,
-            "--duration", str(args.duration), "--rounds", str(args.rounds))
-        run("bench/asgi_time.py", live, "/", "/satellite/AO-91", "/feeds/AO-91.atom", "--gzip", "--misses", "30")
-        run("bench/status_mixed.py", "--database-url", live, "--label", backend, "--duration", str(args.duration))
-    for backend in backends:
-        for name in (f"status_{backend}.md", f"status_mixed_{backend}.md"):
-            print((OUT / name).read_text(encoding="utf-8"))
+    began, failed = time.time(), []
+    for number, (module, *options) in enumerate(steps, 1):
+        command = [sys.executable, "-m", f"bench.{module}", *options]
+        print(f"\n[{number}/{len(steps)}] python -m bench.{module} {' '.join(options)}", flush=True)
+        started = time.monotonic()
+        if subprocess.run(command).returncode:
+            failed.append(" ".join(command[2:]))
+        print(f"[{number}/{len(steps)}] {time.monotonic() - started:.0f} s", flush=True)
+    print(f"\n\n# Summary ({args.suite}, {(time.time() - began) / 60:.1f} min)\n", flush=True)
+    print(gather(began, args.suite))
+    if failed:
+        print("\nFailed (a fault check, or an error):\n  " + "\n  ".join(failed))
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,44 +1,38 @@
 """Interface A: SQL statements per request at two data sizes, and the query plan of each statement.
 
-    .venv/bin/python bench/status_sql.py --label sqlite \
-        --small sqlite:///bench/out/status_1k.db --large sqlite:///bench/out/status.db
+    python -m bench.status_sql --small sqlite:///bench/out/status_1k.db --large sqlite:///bench/out/status.db
 
-Runs the real app in-process (Starlette's TestClient) against each database, records every
-statement the driver executes (SQLAlchemy's before_cursor_execute) for each benchmarked request,
-with the answer cache on (hits) and off (misses), and shows that the count does not depend on the
-data size. Then, on the large database, it runs
+Runs the real app in-process (the ASGI app called directly) against each database, records every
+statement the driver executes (SQLAlchemy's before_cursor_execute, and the revision probe, which
+runs on a raw cursor) for each benchmarked request, as a hit (the same request again, no write
+between) and as a miss (bench/status_miss_app.py: the answer computed for the request), and shows
+that the count does not depend on the data size. Then, on the large database, it runs
 each recorded statement again under EXPLAIN QUERY PLAN (SQLite) or EXPLAIN (ANALYZE, BUFFERS)
 (PostgreSQL, inside a rolled-back transaction) with the very parameters the app used, and flags
-full scans of the reports table. Writes bench/out/status_sql_<label>.md.
+full scans of the reports table. Writes bench/out/status_sql_<backend>.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import random
 import re
 import statistics
 import string
-import sys
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 from sqlalchemy import event
-from starlette.testclient import TestClient
 
-ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "bench" / "out"
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from status_load import ENDPOINTS, SAMPLE_POST  # noqa: E402
-from status_nocache_app import switch_off  # noqa: E402
-
-from sathub.app import create_app  # noqa: E402
-from sathub.config import Settings  # noqa: E402
-from sathub.db import create_engine  # noqa: E402
-from sathub.status.revision import RevisionProbe  # noqa: E402
+from bench.common import asgi_request, backend_of, label, write_out
+from bench.status_load import ENDPOINTS, SAMPLE_POST
+from bench.status_miss_app import forgetful, with_miss
+from sathub.app import create_app
+from sathub.config import Settings
+from sathub.db import create_engine
+from sathub.status.revision import RevisionProbe
 
 
 def post_body(callsign: str) -> dict:
@@ -47,7 +41,7 @@ def post_body(callsign: str) -> dict:
 
 def requests_to_make() -> list[tuple[str, str, str, dict | None]]:
     """The benchmarked requests; the POST twice in the same slot (insert, then replacement)."""
-    made = [(label, method, path, None) for label, method, path in ENDPOINTS if method == "GET"]
+    made = [(name, method, path, None) for name, method, path in ENDPOINTS if method == "GET"]
     callsign = "K1" + "".join(random.choices(string.ascii_uppercase, k=3))  # most likely a fresh slot
     made.append(("POST (new slot)", "POST", "/api/v1/reports.php", post_body(callsign)))
     made.append(("POST (replaces)", "POST", "/api/v1/reports.php", post_body(callsign)))
@@ -56,12 +50,12 @@ def requests_to_make() -> list[tuple[str, str, str, dict | None]]:
 
 def record(url: str, cache: bool) -> tuple[object, dict[str, list[tuple[str, object]]]]:
     """{label: [(statement, parameters)...]} for one request of each kind, after a warm-up;
-    with cache=False the app's answer cache is off, so every read runs its queries."""
+    with cache=False every read computes its answer (a miss)."""
     engine = create_engine(url)
     app = create_app(Settings.from_env(database_url=url), engine=engine)
     if not cache:
-        switch_off(app)
-    original = RevisionProbe._read
+        forgetful(app)
+    original = RevisionProbe.read
 
     def counted(self):
         """The revision probe runs on a raw DBAPI cursor, which SQLAlchemy's events do not see."""
@@ -69,7 +63,7 @@ def record(url: str, cache: bool) -> tuple[object, dict[str, list[tuple[str, obj
             seen.append((RevisionProbe.QUERY, ()))
         return original(self)
 
-    RevisionProbe._read = counted
+    RevisionProbe.read = counted
     seen: list | None = None
 
     @event.listens_for(engine, "before_cursor_execute")
@@ -78,15 +72,25 @@ def record(url: str, cache: bool) -> tuple[object, dict[str, list[tuple[str, obj
             seen.append((statement, parameters))
 
     recorded = {}
-    with TestClient(app) as client:
-        for label, method, path, body in requests_to_make():
+    headers = [(b"host", b"bench.example"), (b"content-type", b"application/json")]
+
+    async def each() -> None:
+        nonlocal seen
+        for name, method, path, body in requests_to_make():
             if method == "GET":
-                client.get(path)  # warm-up: pooled connection, SQLAlchemy's compiled cache
+                await asgi_request(app, method, path)  # warm-up: pooled connection, SQLAlchemy's compiled cache
+                if not cache:  # a request of its own, which the replay of whole answers cannot answer
+                    path = with_miss(path, "sql")
             seen = []
-            response = client.request(method, path, json=body)
-            assert response.status_code in (200, 201), (label, response.status_code, response.text[:200])
-            recorded[label], seen = seen, None
-    RevisionProbe._read = original
+            status, answer = await asgi_request(app, method, path, json.dumps(body).encode() if body else b"",
+                                                headers)
+            assert status in (200, 201), (name, status, answer[:200])
+            recorded[name], seen = seen, None
+
+    try:
+        asyncio.run(each())
+    finally:
+        RevisionProbe.read = original
     return engine, recorded
 
 
@@ -119,7 +123,6 @@ def explain(engine, statement: str, parameters) -> tuple[str, bool, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--label", required=True)
     parser.add_argument("--small", required=True, help="database URL of the small dataset (1k reports)")
     parser.add_argument("--large", required=True, help="database URL of the large dataset (1M reports)")
     args = parser.parse_args()
@@ -128,31 +131,29 @@ def main() -> None:
     _, small = record(args.small, cache=False)
     large_engine, large = record(args.large, cache=False)
 
-    lines = [f"### Statements per request — {args.label}", "",
-             "Cache hit: the answer cache holds the answer (repeat request, no write since). "
-             "Cache miss: the cache is off, every request queries.", "",
+    backend = backend_of(args.large)
+    lines = [label(f"**status_sql, {backend}** — statements per request; hit: the same request again, no "
+                   "write since; miss: the answer computed for the request (bench/status_miss_app.py)"), "",
              "| request | hit, 1k | hit, 1M | miss, 1k | miss, 1M | equal |", "|---|---:|---:|---:|---:|:-:|"]
-    for label in large:
-        counts = [len(small_hit[label]), len(large_hit[label]), len(small[label]), len(large[label])]
+    for name in large:
+        counts = [len(small_hit[name]), len(large_hit[name]), len(small[name]), len(large[name])]
         equal = counts[0] == counts[1] and counts[2] == counts[3]
-        lines.append(f"| {label} | " + " | ".join(map(str, counts)) + f" | {'yes' if equal else '**NO**'} |")
+        lines.append(f"| {name} | " + " | ".join(map(str, counts)) + f" | {'yes' if equal else '**NO**'} |")
     lines += ["", "Statements of a miss at 1M reports (BEGIN is the SQLite read transaction):", ""]
-    for label, statements in large.items():
-        lines.append(f"- {label}: " + "; ".join(f"`{' '.join(s.split())[:70]}`" for s, _ in statements))
-    lines += ["", f"### Query plans at 1M reports — {args.label}", ""]
-    for label, statements in large.items():
+    for name, statements in large.items():
+        lines.append(f"- {name}: " + "; ".join(f"`{' '.join(s.split())[:70]}`" for s, _ in statements))
+    lines += ["", f"### Query plans at 1M reports — {backend}", ""]
+    for name, statements in large.items():
         for statement, parameters in statements:
             if not statement.lstrip().upper().startswith(("SELECT", "INSERT", "WITH")):
                 continue  # BEGIN / pragmas: nothing to plan
             plan, full, took = explain(large_engine, statement, parameters)
             flat = " ".join(statement.split())
-            lines += [f"**{label}**{' — FULL SCAN of reports' if full else ''}"
+            lines += [f"**{name}**{' — FULL SCAN of reports' if full else ''}"
                       + (f" — {took:.2f} ms (median of 5, rows fetched)" if took else ""), "",
                       f"```sql\n{flat[:600]}{' …' if len(flat) > 600 else ''}\n```", "",
                       f"```\n{plan}\n```", ""]
-    text = "\n".join(lines)
-    (OUT / f"status_sql_{args.label}.md").write_text(text, encoding="utf-8")
-    print(text)
+    write_out(f"status_sql_{backend}.md", "\n".join(lines))
 
 
 if __name__ == "__main__":
