@@ -41,7 +41,8 @@ import httpx
 import sqlalchemy as sa
 
 from bench import archive_read
-from bench.common import MAIL, InProcess, Server, backend_of, database_exists, label, write_out
+from bench.clients import InProcess
+from bench.common import MAIL, Server, backend_of, database_exists, label, write_out
 from sathub import db
 from sathub.app import create_app
 from sathub.archive.tables import emails, senders, threads

@@ -38,7 +38,8 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
-from bench.common import MAIL, OUT, InProcess, database_exists, label, recreate_database, write_out
+from bench.clients import InProcess
+from bench.common import MAIL, OUT, database_exists, label, recreate_database, write_out
 from sathub import db
 from sathub.app import create_app
 from sathub.archive.tables import emails, mailing_lists, senders, threads

@@ -15,7 +15,8 @@ import sys
 
 import sqlalchemy as sa
 
-from bench.common import OUT, InProcess, backend_of, label, write_out
+from bench.clients import InProcess
+from bench.common import OUT, backend_of, label, write_out
 from sathub.app import create_app
 from sathub.archive.tables import emails, mailing_lists, senders, threads
 from sathub.config import Settings

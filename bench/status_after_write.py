@@ -26,7 +26,8 @@ from datetime import UTC, datetime
 
 import uvloop
 
-from bench.common import HttpConnection, HttpError, Server, backend_of, database_facts, label, percentile, write_out
+from bench.clients import HttpConnection, HttpError
+from bench.common import Server, backend_of, database_facts, label, percentile, write_out
 
 READS = [  # (label, path, headers)
     ("sat_info", "/api/v1/sat_info.php?name=AO-91&hours=72", {}),

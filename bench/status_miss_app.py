@@ -26,7 +26,7 @@ from collections.abc import Callable, Hashable
 
 from starlette.concurrency import run_in_threadpool
 
-from bench.common import asgi_get
+from bench.clients import asgi_get
 from sathub import db
 from sathub.app import app_from_env, create_app
 from sathub.config import Settings

@@ -26,7 +26,8 @@ from datetime import UTC, datetime
 
 from sqlalchemy import event
 
-from bench.common import asgi_request, backend_of, label, write_out
+from bench.clients import asgi_request
+from bench.common import backend_of, label, write_out
 from bench.status_load import ENDPOINTS, SAMPLE_POST
 from bench.status_miss_app import forgetful, with_miss
 from sathub.app import create_app

@@ -20,16 +20,8 @@ import time
 
 import sqlalchemy as sa
 
-from bench.common import (
-    OUT,
-    HttpConnection,
-    HttpError,
-    Server,
-    code_version,
-    now_utc,
-    scratch_postgres,
-    scratch_sqlite,
-)
+from bench.clients import HttpConnection, HttpError
+from bench.common import OUT, Server, code_version, now_utc, scratch_postgres, scratch_sqlite
 from bench.faults.ledger import POST_HEADERS, Ledger, Slots, body_bytes, stored_rows, verify
 from sathub import db
 

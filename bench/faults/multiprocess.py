@@ -16,7 +16,8 @@ import asyncio
 import sys
 import time
 
-from bench.common import OUT, HttpConnection, HttpError, Server, code_version, now_utc, percentile, scratch_postgres
+from bench.clients import HttpConnection, HttpError
+from bench.common import OUT, Server, code_version, now_utc, percentile, scratch_postgres
 from bench.faults.ledger import POST_HEADERS, Ledger, Slots, body_bytes, stored_rows, verify
 
 

@@ -26,16 +26,8 @@ import json
 import sys
 import time
 
-from bench.common import (
-    OUT,
-    HttpConnection,
-    HttpError,
-    Server,
-    code_version,
-    free_port,
-    now_utc,
-    scratch_postgres,
-)
+from bench.clients import HttpConnection, HttpError
+from bench.common import OUT, Server, code_version, free_port, now_utc, scratch_postgres
 from bench.faults.ledger import POST_HEADERS, Ledger, Slots, body_bytes, stored_rows, verify
 from bench.faults.tcp_proxy import TcpProxy
 from sathub import db

@@ -16,7 +16,8 @@ import asyncio
 import sys
 import time
 
-from bench.common import OUT, HttpConnection, HttpError, Server, code_version, now_utc, percentile, scratch_sqlite
+from bench.clients import HttpConnection, HttpError
+from bench.common import OUT, Server, code_version, now_utc, percentile, scratch_sqlite
 
 PATHS = ("/api/v1/statuses.php", "/api/v1/catalog.php")
 
