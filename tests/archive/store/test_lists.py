@@ -1,0 +1,101 @@
+"""List settings' SQL (archive/store/lists.py), on SQLite and PostgreSQL: a list is created by its
+first message with HyperKitty's defaults (archive-more.md, "Import"), found by its posting address
+in any case (archive-more.md, "<list_address>"), created once however many writers race to create
+it, and its settings changed as Mailman core has them."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+
+from sathub import db
+from sathub.archive.store import lists
+from sathub.archive.tables import NEVER, PRIVATE, PUBLIC
+
+CREATED = datetime(2001, 1, 1, 10, 0, 0)
+
+
+def write(engine, work, *args):
+    with db.connect(engine, write=True) as conn:
+        return work(conn, *args)
+
+
+def read(engine, work, *args):
+    with db.connect(engine) as conn:
+        return work(conn, *args)
+
+
+def settings(row) -> tuple:
+    return (row.name, row.display_name, row.description, row.subject_prefix, row.archive_policy, row.created_at)
+
+
+def test_a_list_created_by_its_first_message_has_hyperkittys_defaults(engine):
+    created = write(engine, lists.create_list, "Dev@Example.ORG", {"created_at": CREATED})
+    assert settings(created) == ("dev@example.org", "", None, "", PUBLIC, CREATED)
+    for address in ("dev@example.org", "DEV@EXAMPLE.ORG", "dEv@eXample.org"):
+        found = read(engine, lists.find_list, address)
+        assert (found.id, settings(found)) == (created.id, settings(created))
+    assert read(engine, lists.find_list, "other@example.org") is None
+    assert read(engine, lists.find_list, "dev@example.or") is None
+
+
+def test_a_list_is_created_with_the_settings_given(engine):
+    values = {"display_name": "Dev", "description": "The developers' list", "subject_prefix": "[dev] ",
+              "archive_policy": PRIVATE, "created_at": CREATED}
+    assert settings(write(engine, lists.create_list, "dev@example.org", values)) == (
+        "dev@example.org", "Dev", "The developers' list", "[dev] ", PRIVATE, CREATED)
+
+
+def test_a_list_created_again_is_answered_as_it_is(engine):
+    first = write(engine, lists.create_list, "dev@example.org", {"created_at": CREATED})
+    again = write(engine, lists.create_list, "DEV@example.org", {"archive_policy": NEVER, "display_name": "X",
+                                                                 "created_at": datetime(2020, 1, 1)})
+    assert (again.id, settings(again)) == (first.id, settings(first))
+    assert read(engine, lists.list_names) == ["dev@example.org"]
+
+
+def test_writers_racing_to_create_a_list_create_it_once(engine):
+    """The first writer's transaction is still open when the second asks for the same list: the
+    second waits for it (PostgreSQL's unique index, SQLite's write lock) and answers its list."""
+    inserted, release = threading.Event(), threading.Event()
+    answers = {}
+
+    def first():
+        with db.connect(engine, write=True) as conn:
+            answers["first"] = lists.create_list(conn, "race@example.org", {"created_at": CREATED})
+            inserted.set()
+            release.wait(10)
+
+    def second():
+        answers["second"] = write(engine, lists.create_list, "Race@example.org",
+                                  {"archive_policy": PRIVATE, "created_at": datetime(2020, 1, 1)})
+
+    threads = [threading.Thread(target=first)]
+    threads[0].start()
+    assert inserted.wait(10)
+    threads.append(threading.Thread(target=second))
+    threads[1].start()
+    threads[1].join(0.5)
+    assert threads[1].is_alive()  # waiting for the first writer
+    release.set()
+    for thread in threads:
+        thread.join(10)
+    assert (answers["second"].id, settings(answers["second"])) == (answers["first"].id, settings(answers["first"]))
+    assert settings(answers["second"]) == ("race@example.org", "", None, "", PUBLIC, CREATED)
+    assert read(engine, lists.list_names) == ["race@example.org"]
+
+
+def test_updating_a_list_changes_only_that_list_and_those_settings(engine):
+    dev = write(engine, lists.create_list, "dev@example.org", {"created_at": CREATED})
+    other = write(engine, lists.create_list, "other@example.org", {"created_at": CREATED})
+    write(engine, lists.update_list, dev.id, {"display_name": "Dev", "archive_policy": NEVER})
+    write(engine, lists.update_list, dev.id, {})  # nothing to change: nothing changes
+    assert settings(read(engine, lists.find_list, "dev@example.org")) == (
+        "dev@example.org", "Dev", None, "", NEVER, CREATED)
+    assert settings(read(engine, lists.find_list, "other@example.org")) == settings(other)
+
+
+def test_list_names_in_order(engine):
+    for address in ("b@example.org", "A@example.org", "c@example.com"):
+        write(engine, lists.create_list, address, {"created_at": CREATED})
+    assert read(engine, lists.list_names) == ["a@example.org", "b@example.org", "c@example.com"]
