@@ -1,12 +1,10 @@
 """report_hours (migrations 0004, 0007) stays equal to a grouped count of reports through every kind
 of write: new reports, replacements that change value or name case, bulk imports, manual UPDATE
 and DELETE; every count a write changes is stamped with a revision newer than any before it; and
-summary.php reads the same answer from it as from the reports themselves, whole or brought up to
-date from the counts changed since its last answer."""
+summary.php reads the same groups from it as from the reports themselves. (The answer brought up
+to date from the counts changed since: tests/status/api/test_summary_answer.py.)"""
 
 from __future__ import annotations
-
-from datetime import date
 
 import sqlalchemy as sa
 from alembic import command
@@ -15,50 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sathub.db import MIGRATIONS, connect, create_engine
-from sathub.status.api.summary_answer import SummaryAnswer
-from sathub.status.revision import RevisionProbe
-from sathub.status.rules import REPORT_VALUES
 from sathub.status.store import reports as report_store
-from sathub.status.tables import data_revision, report_hours, reports, satellites
+from sathub.status.tables import data_revision, report_hours, reports
 from sathub.status.times import read_form_time_of_hour_number
 from tests.conftest import POSTGRES_URL, empty_all_tables, fresh_postgres_database
-
-DAYS = [date(2026, 11, 20), date(2026, 11, 21)]
-slots = st.fixed_dictionaries({
-    "name": st.sampled_from(["AO-91", "ao-91", "SO-50", "ISS-FM"]),
-    "day": st.sampled_from(DAYS),
-    "hour": st.sampled_from([0, 1, 23]),
-    "period": st.integers(0, 3),
-    "callsign": st.sampled_from(["W1AW", "w1aw", "DL1ABC", "K9X"]),
-    "report": st.sampled_from(REPORT_VALUES),
-    "grid_square": st.sampled_from(["FN31pr", None]),
-})
-writes = st.one_of(
-    st.tuples(st.just("report"), slots),
-    st.tuples(st.just("bulk"), st.lists(slots, max_size=6)),
-    st.tuples(st.just("delete"), st.integers(0, 20)),
-    st.tuples(st.just("relabel"), st.integers(0, 20), st.sampled_from(REPORT_VALUES)),
-)
-
-
-def apply(conn, write) -> None:
-    kind = write[0]
-    if kind == "report":
-        report_store.store_submitted(conn, [write[1]])
-    elif kind == "bulk":
-        # One report per slot, as import-legacy hands them over.
-        unique = {(row["name"].lower(), row["day"], row["hour"], row["period"], row["callsign"].upper()): row
-                  for row in write[1]}
-        report_store.store_imported(conn, list(unique.values()))
-    else:
-        ids = conn.execute(sa.select(reports.c.id).order_by(reports.c.id)).scalars().all()
-        if not ids:
-            return
-        target = reports.c.id == ids[write[1] % len(ids)]
-        if kind == "delete":
-            conn.execute(reports.delete().where(target))
-        else:
-            conn.execute(reports.update().where(target).values(report=write[2]))
+from tests.status.store.report_writes import DAYS, apply, writes
 
 
 def counted(conn) -> dict:
@@ -106,39 +65,6 @@ def test_hourly_counts_follow_every_write(migrated_engine, sequence):
             assert before.keys() <= after.keys()  # counts of 0 stay, as changes to be seen
     with connect(migrated_engine) as conn:
         assert counted(conn) == recounted(conn)
-
-
-catalogs = st.lists(st.sampled_from(["AO-91", "SO-50", "ISS-FM"]), unique=True)
-
-
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.one_of(writes, st.tuples(st.just("catalog"), catalogs)), min_size=1, max_size=12))
-def test_summary_brought_up_to_date_equals_a_whole_read(migrated_engine, sequence):
-    """After each write (reports, or the catalog's display names) the answer updated from the
-    previous one is byte for byte the answer read whole."""
-    empty_all_tables(migrated_engine)
-    window = (DAYS[0], 1)
-    probe = RevisionProbe(migrated_engine)
-    with connect(migrated_engine) as conn:
-        answer = SummaryAnswer.of(report_store.summary(conn, window), 24)
-    for number, write in enumerate(sequence):
-        with connect(migrated_engine, write=True) as conn:
-            if write[0] == "catalog":
-                conn.execute(satellites.delete())
-                for name in write[1]:
-                    conn.execute(satellites.insert().values(api_name=name, display_name=f"{name} #{number}"))
-            else:
-                apply(conn, write)
-        update = report_store.summary_changes(probe, window, answer.revision)
-        with connect(migrated_engine) as conn:
-            whole = SummaryAnswer.of(report_store.summary(conn, window), 24)
-        updated = answer.updated(update)
-        if updated is None:  # a name it had not seen, or the catalog changed: read whole
-            assert write[0] == "catalog" or {row.name for row in update.groups} - set(answer.names)
-            updated = whole
-        assert updated.revision == whole.revision
-        assert updated.body == whole.body
-        answer = updated
 
 
 def test_summary_reads_the_same_as_a_scan(engine):
