@@ -158,12 +158,13 @@ def test_summary_follows_writes_of_another_process(client, seeded, engine, setti
         == [("AO-91", "Heard", 1)]
     posts = [{"name": "AO-91", "report": "Heard", "callsign": "K1ABC", "reported_at": hours_ago(1).isoformat()},
              {"name": "AO-91", "report": "Not Heard", "callsign": "W1AW", "reported_at": hours_ago(2).isoformat()},
-             {"name": "FO-29", "report": "Telemetry Only", "callsign": "K1ABC", "reported_at": hours_ago(1).isoformat()},
+             {"name": "FO-29", "report": "Telemetry Only", "callsign": "K1ABC",
+              "reported_at": hours_ago(1).isoformat()},
              {"name": "AO-91", "report": "Heard", "callsign": "W1AW", "reported_at": hours_ago(2).isoformat()}]
     expected = [[("AO-91", "Heard", 2)], [("AO-91", "Heard", 1), ("AO-91", "Not Heard", 1)],
                 [("AO-91", "Heard", 1), ("AO-91", "Not Heard", 1), ("FO-29", "Telemetry Only", 1)],
                 [("AO-91", "Heard", 2), ("FO-29", "Telemetry Only", 1)]]
-    for post, rows in zip(posts, expected):
+    for post, rows in zip(posts, expected, strict=True):
         posted = other.post("/api/v1/reports.php", json=post)
         assert posted.status_code == 201, posted.text
         response = client.get("/api/v1/summary.php")
@@ -195,7 +196,8 @@ def test_index_listing(client):
     assert response.headers["content-type"] == "text/plain; charset=utf-8"
     assert "1.0.0" in response.text
     # Upstream aligns the OpenAPI line with "Documentation: " (seven spaces after the colon).
-    assert "\nDocumentation: http://sathub.test/api/\nOpenAPI:       http://sathub.test/api/v1/openapi.php\n" in response.text
+    assert ("\nDocumentation: http://sathub.test/api/\nOpenAPI:       http://sathub.test/api/v1/openapi.php\n"
+            in response.text)
     assert f"{BASE}/sat_info.php?name=AO-91&hours=24" in response.text
     assert client.get("/api/v1/index.php").text == response.text
 

@@ -41,7 +41,8 @@ def test_closed_port_is_503_then_health_recovers(proxied_database):
         assert down.json()["error"] == {"code": "database_unavailable", "message": down.json()["error"]["message"],
                                         "status": 503}
         assert client.get("/api/v1/catalog.php").status_code == 503
-        bad_body = client.post("/api/v1/reports.php", content=b"{not json", headers={"Content-Type": "application/json"})
+        bad_body = client.post("/api/v1/reports.php", content=b"{not json",
+                               headers={"Content-Type": "application/json"})
         assert bad_body.status_code == 503  # the database is checked before the body (2.3 step 4)
         # Endpoints that need no database keep answering.
         assert client.get("/api/v1/statuses.php").status_code == 200
@@ -67,7 +68,8 @@ def test_pages_answer_503_while_the_database_is_away_and_the_status_page_its_las
         pages = [("GET", "/"), ("GET", "/index.php"), ("GET", "/submit.php?SatSubmit=yes&SatName=AO-91"),
                  ("GET", "/satellite/AO-91"), ("GET", "/feeds/AO-91.atom"), ("POST", "/admin/login.php")]
         for method, path in pages:
-            response = client.request(method, path, data={"username": "a", "password": "b"} if method == "POST" else None)
+            form = {"username": "a", "password": "b"} if method == "POST" else None
+            response = client.request(method, path, data=form)
             assert response.status_code == 503, path
             assert response.headers["content-type"] == "text/html; charset=utf-8" and "Retry-After" in response.headers
             assert "temporarily unavailable" in response.text and "Traceback" not in response.text

@@ -253,7 +253,8 @@ def test_over_the_limit_submissions_get_429_with_retry_after(limited_client, see
 
 def test_the_api_and_the_form_replace_each_others_reports_in_one_slot(client, seeded):
     fields = now_fields()
-    when = f"{fields['SatYear']}-{fields['SatMonth']}-{fields['SatDay']}T{fields['SatHour']}:{int(fields['SatPeriod']) * 15 + 1:02d}:00Z"
+    minute = int(fields["SatPeriod"]) * 15 + 1
+    when = f"{fields['SatYear']}-{fields['SatMonth']}-{fields['SatDay']}T{fields['SatHour']}:{minute:02d}:00Z"
     api = client.post("/api/v1/reports.php", json={"name": "AO-91", "report": "Telemetry Only", "callsign": "w1aw",
                                                    "grid_square": "FN42", "reported_at": when})
     assert api.status_code == 201 and api.json()["data"]["replaced_count"] == 0
