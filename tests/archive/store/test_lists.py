@@ -58,7 +58,7 @@ def test_writers_racing_to_create_a_list_create_it_once(engine):
     """The first writer's transaction is still open when the second asks for the same list: the
     second waits for it (PostgreSQL's unique index, SQLite's write lock) and answers its list."""
     inserted, release = threading.Event(), threading.Event()
-    answers = {}
+    answers, errors = {}, []
 
     def first():
         with db.connect(engine, write=True) as conn:
@@ -70,16 +70,31 @@ def test_writers_racing_to_create_a_list_create_it_once(engine):
         answers["second"] = write(engine, lists.create_list, "Race@example.org",
                                   {"archive_policy": PRIVATE, "created_at": datetime(2020, 1, 1)})
 
-    threads = [threading.Thread(target=first)]
-    threads[0].start()
+    def started(work) -> threading.Thread:
+        def run():
+            try:
+                work()
+            except BaseException as error:  # raised again in the test's own thread
+                errors.append(error)
+                inserted.set()
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        return thread
+
+    threads = [started(first)]
     assert inserted.wait(10)
-    threads.append(threading.Thread(target=second))
-    threads[1].start()
+    if errors:
+        raise errors[0]
+    threads.append(started(second))
     threads[1].join(0.5)
-    assert threads[1].is_alive()  # waiting for the first writer
+    waited = threads[1].is_alive()
     release.set()
     for thread in threads:
         thread.join(10)
+    if errors:
+        raise errors[0]
+    assert waited  # the second writer waited for the first
     assert (answers["second"].id, settings(answers["second"])) == (answers["first"].id, settings(answers["first"]))
     assert settings(answers["second"]) == ("race@example.org", "", None, "", PUBLIC, CREATED)
     assert read(engine, lists.list_names) == ["race@example.org"]
