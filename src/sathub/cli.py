@@ -4,44 +4,68 @@ from __future__ import annotations
 
 import os
 import resource
+import socket
+from dataclasses import fields, replace
 
 import click
 
 from sathub.archive.commands import archive
 from sathub.cli_options import database_option, engine_for
-from sathub.config import Settings
+from sathub.config import SettingError, Settings, accepts, describe, env_name
 from sathub.status.commands import admin, catalog, load_default_catalog_if_empty, status
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group; a setting a command does not accept ends it with one line (exit 2)."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except SettingError as error:
+            click.echo(f"Error: {error}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sathub")
 def main() -> None:
     """sathub: the AMSAT satellite status API and a HyperKitty-compatible archive API."""
 
 
-@main.command()
-@click.option("--host", envvar="SATHUB_HOST", default=None, help="Interface to bind (127.0.0.1).")
-@click.option("--port", envvar="SATHUB_PORT", type=int, default=None, help="TCP port (8000).")
-@click.option("--workers", envvar="SATHUB_WORKERS", type=int, default=None, help="Worker processes (1).")
-@database_option
-@click.option("--base-url", envvar="SATHUB_BASE_URL", default=None,
-              help="Public base URL with optional path prefix, e.g. https://www.amsat.org/status.")
-@click.option("--log-level", envvar="SATHUB_LOG_LEVEL", default=None,
-              type=click.Choice(["critical", "error", "warning", "info", "debug"]))
-@click.option("--db-pool-size", envvar="SATHUB_DB_POOL_SIZE", type=click.IntRange(1), default=None,
-              help="Database connections each process keeps open (5).")
-@click.option("--db-max-overflow", envvar="SATHUB_DB_MAX_OVERFLOW", type=click.IntRange(0), default=None,
-              help="More connections a process may open under load (5). A process holds at most "
-                   "pool + overflow + 1; keep processes x that below PostgreSQL's max_connections.")
-def serve(host, port, workers, database_url, base_url, log_level, db_pool_size, db_max_overflow) -> None:
+def _setting_option(name: str, help: str):
+    """A flag of `serve`, read as text and checked by Settings like its SATHUB_* variable."""
+    setting = next(f for f in fields(Settings) if f.name == name)
+    shown = f"{help} Accepts {accepts(name)}. Default {setting.default!r}; env {env_name(name)}."
+    return click.option(setting.metadata["flag"], name, default=None, metavar="VALUE", help=shown)
+
+
+def _every_setting() -> str:
+    """serve's epilog: each setting's variable, default and what it accepts."""
+    lines = ["Every setting, as its SATHUB_* variable (a flag above wins over it):", "", "\b"]
+    for setting in fields(Settings):
+        what = accepts(setting.name) or "any text"
+        lines.append(f"{describe(setting.name)}: {what} (default {setting.default!r})")
+    return "\n".join(lines)
+
+
+@main.command(epilog=_every_setting())
+@_setting_option("host", "Interface to bind.")
+@_setting_option("port", "TCP port.")
+@_setting_option("workers", "Worker processes.")
+@_setting_option("database_url", "SQLAlchemy URL of the database.")
+@_setting_option("base_url", "Public base URL with optional path prefix, e.g. https://www.amsat.org/status.")
+@_setting_option("log_level", "Log level.")
+@_setting_option("db_pool_size", "Database connections each process keeps open.")
+@_setting_option("db_max_overflow", "More connections a process may open under load. A process holds at most "
+                                     "pool + overflow + 1; keep processes x that below PostgreSQL's max_connections.")
+def serve(**flags) -> None:
     """Migrate the database, load the default catalog when empty, and serve HTTP."""
     import uvicorn
 
-    settings = Settings.from_env(host=host, port=port, workers=workers, database_url=database_url,
-                                 base_url=base_url, log_level=log_level, db_pool_size=db_pool_size,
-                                 db_max_overflow=db_max_overflow)
+    settings = Settings.from_env(**flags)
     if not settings.secret_key:
-        settings = Settings.from_env(**{**settings.__dict__, "secret_key": os.urandom(32).hex()})
+        settings = replace(settings, secret_key=os.urandom(32).hex())
+    _can_listen(settings.host, settings.port)
     engine = engine_for(settings.database_url)
     added = load_default_catalog_if_empty(engine)
     if added is not None:
@@ -53,7 +77,22 @@ def serve(host, port, workers, database_url, base_url, log_level, db_pool_size, 
     uvicorn.run("sathub.app:app_from_env", factory=True, host=settings.host, port=settings.port,
                 workers=settings.workers, log_level=settings.log_level,
                 access_log=settings.log_level == "debug", loop="uvloop",
-                http="sathub.server.http_protocol:GuardedHttpToolsProtocol", proxy_headers=True, server_header=False)
+                http="sathub.server.http_protocol:GuardedHttpToolsProtocol",
+                proxy_headers=bool(settings.trusted_proxies), forwarded_allow_ips=settings.trusted_proxies or None,
+                server_header=False)
+
+
+def _can_listen(host: str, port: int) -> None:
+    """Fail before anything is printed or migrated when the address cannot be listened on (taken,
+    not this machine's): the server binds it again moments later, as this check did."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise click.ClickException(f"Cannot listen on {host}:{port} ({describe('host')}, "
+                                       f"{describe('port')}): {error.strerror or error}") from None
 
 
 def _allow_open_files(wanted: int) -> None:

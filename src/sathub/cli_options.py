@@ -6,16 +6,16 @@ import click
 import sqlalchemy as sa
 
 from sathub import db
-from sathub.config import Settings
+from sathub.config import DEFAULT_DATABASE_URL, accepts, setting
 
 database_option = click.option(
-    "--database-url", envvar="SATHUB_DATABASE_URL", default=None,
-    help="SQLAlchemy URL; default sqlite:///var/sathub.db. Env: SATHUB_DATABASE_URL.")
+    "--database-url", default=None, metavar="URL",
+    help=f"SQLAlchemy URL: {accepts('database_url')}. Default {DEFAULT_DATABASE_URL}; env SATHUB_DATABASE_URL.")
 
 
 def engine_for(database_url: str | None):
     """The engine of the database, migrated; a database that cannot be reached is one clear line."""
-    url = Settings.from_env(database_url=database_url).database_url
+    url = setting("database_url", database_url)
     engine = db.create_engine(url)
     try:
         db.upgrade(engine)

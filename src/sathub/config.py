@@ -1,77 +1,214 @@
-"""Settings from command-line flags and SATHUB_* environment variables."""
+"""Settings from command-line flags and SATHUB_* environment variables, each checked once, at
+start-up: a value a setting does not accept is one line that names the setting and what it
+accepts (SettingError), never a traceback and never a silent stand-in."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
-from dataclasses import dataclass, fields, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
 DEFAULT_DATABASE_URL = "sqlite:///var/sathub.db"
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+# The backends sathub runs on (a URL of another, e.g. mysql://, is refused before it is touched).
+BACKENDS = ("sqlite", "postgresql", "postgres")
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class SettingError(ValueError):
+    """A setting's value is not one it accepts; the text names the setting, what it accepts and
+    what it got."""
+
+
+def _integer(low: int, high: int | None = None) -> tuple[str, Callable[[Any], bool]]:
+    accepts = f"an integer from {low} to {high}" if high is not None else f"an integer of at least {low}"
+    return accepts, lambda value: value >= low and (high is None or value <= high)
+
+
+def _web_url(value: str) -> bool:
+    parts = urlsplit(value)
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _database_url(value: str) -> bool:
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        backend = make_url(value).get_backend_name()
+    except ArgumentError:
+        return False
+    return backend in BACKENDS
+
+
+@lru_cache(maxsize=16)
+def parse_networks(text: str) -> tuple[Network, ...] | None:
+    """The networks of a comma-separated list of addresses and CIDR ranges (a bare address is a
+    network of one); `*` or `any` among them: every address (None). ValueError names an entry
+    that is neither."""
+    entries = [entry.strip() for entry in text.split(",") if entry.strip()]
+    if any(entry.lower() in ("*", "any") for entry in entries):
+        return None
+    networks = []
+    for entry in entries:
+        try:
+            networks.append(ipaddress.ip_network(entry, strict=False))
+        except ValueError:
+            raise ValueError(f"{entry!r} is not an address or CIDR range") from None
+    return tuple(networks)
+
+
+def address_in(address: str, networks: tuple[Network, ...] | None) -> bool:
+    """Whether a client address is in `networks` (None: every address is). An IPv4 address seen
+    through a dual-stack socket (::ffff:127.0.0.1) is its IPv4 address; a name is in none."""
+    if networks is None:
+        return True
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return any(ip in network for network in networks if network.version == ip.version)
+
+
+def _networks(value: str) -> bool:
+    try:
+        parse_networks(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _setting(default: Any, accepts: tuple[str, Callable[[Any], bool]] | None = None, flag: str | None = None):
+    """A setting's default, what it accepts (a phrase and a check), and its command-line flag."""
+    return field(default=default, metadata={"accepts": accepts, "flag": flag})
+
+
+ANY_TEXT = None
+NETWORKS = ("comma-separated addresses and CIDR ranges, or *", _networks)
 
 
 @dataclass(frozen=True)
 class Settings:
-    database_url: str = DEFAULT_DATABASE_URL
+    database_url: str = _setting(DEFAULT_DATABASE_URL, ("a sqlite:///PATH or postgresql://… URL", _database_url),
+                                 "--database-url")
     # Public base URL: scheme, host and optional path prefix (e.g. https://www.amsat.org/status).
     # Empty means: build links from each request and serve at the root.
-    base_url: str = ""
+    base_url: str = _setting("", ("an http:// or https:// URL, or nothing",
+                                  lambda value: value == "" or _web_url(value)), "--base-url")
     # Host headers answered (comma-separated; `.example.org` includes subdomains); empty: any
-    # well-formed host. A malformed Host is always refused (hosts.py).
-    allowed_hosts: str = ""
-    host: str = "127.0.0.1"
-    port: int = 8000
-    workers: int = 1
-    log_level: str = "info"
+    # well-formed host. A malformed Host is always refused (server/hosts.py).
+    allowed_hosts: str = _setting("", ANY_TEXT)
+    host: str = _setting("127.0.0.1", ("an address to listen on", bool), "--host")
+    port: int = _setting(8000, _integer(1, 65535), "--port")
+    workers: int = _setting(1, _integer(1, 256), "--workers")
+    log_level: str = _setting("info", ("one of " + ", ".join(LOG_LEVELS), LOG_LEVELS.__contains__), "--log-level")
     # Signs admin session cookies; shared by every process of a deployment.
-    secret_key: str = ""
+    secret_key: str = _setting("", ANY_TEXT)
     # Optional deploy facts sent as X-AMSAT-API-Commit / X-AMSAT-API-Deployed-At.
-    commit: str = ""
-    deployed_at: str = ""
+    commit: str = _setting("", ANY_TEXT)
+    deployed_at: str = _setting("", ANY_TEXT)
     # PostgreSQL connections of one process: kept open, and opened beyond those under load. With
     # the revision probe's own connection a process holds at most pool + overflow + 1 of them.
-    db_pool_size: int = 5
-    db_max_overflow: int = 5
+    db_pool_size: int = _setting(5, _integer(1, 1000), "--db-pool-size")
+    db_max_overflow: int = _setting(5, _integer(0, 1000), "--db-max-overflow")
     # Seconds the database work of one request (or one shared write transaction) may take on
     # PostgreSQL before its connection is cut and it answers 503 (0: no limit). A server that
-    # stops answering is noticed sooner, by the 0.5 s deadline of its trivial queries (deadlines.py).
-    db_timeout: int = 10
-    # Connection limits of each process (http_protocol.py): the size of a request's headers, the
-    # seconds they may take to arrive, and the connections kept open at once.
-    max_header_bytes: int = 65536
-    header_timeout: int = 10
-    max_connections: int = 4096
-    # Legacy form submissions allowed per client and minute (0 disables the limit).
-    submit_rate_per_minute: int = 30
+    # stops answering is noticed sooner, by the 0.5 s deadline of its trivial queries (db/deadlines.py).
+    db_timeout: int = _setting(10, _integer(0))
+    # Connection limits of each process (server/http_protocol.py): the size of a request's headers,
+    # the seconds they may take to arrive, the seconds a request's body may take once its headers
+    # are in, the connections kept open at once, and the share of those one client address may
+    # hold (0: no share; the trusted proxies are exempt, their clients are many).
+    max_header_bytes: int = _setting(65536, _integer(1024, 1 << 24))
+    header_timeout: int = _setting(10, _integer(1, 3600))
+    body_timeout: int = _setting(30, _integer(1, 3600))
+    max_connections: int = _setting(4096, _integer(1, 1 << 20))
+    max_connections_per_client: int = _setting(512, _integer(0, 1 << 20))
+    # Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (comma-separated addresses
+    # and CIDR ranges); empty: none, a client's address is its connection's.
+    trusted_proxies: str = _setting("", NETWORKS)
+    # Legacy form submissions, and reports POSTed to the API, allowed per client address and
+    # minute (beyond: 429; 0 disables the limit).
+    submit_rate_per_minute: int = _setting(30, _integer(0))
+    api_rate_per_minute: int = _setting(60, _integer(0))
     # Mailman's archiver (the `hyperkitty` plugin): the key it sends as `Authorization: Token <key>`
     # (empty: the archiver endpoints refuse every call), the source addresses and CIDR ranges it
     # may call from (comma-separated), and the largest POST body taken (a message with its parts).
-    archiver_key: str = ""
-    archiver_from: str = "127.0.0.1/32,::1/128"
-    archiver_max_bytes: int = 25 * 1024 * 1024
+    archiver_key: str = _setting("", ANY_TEXT)
+    archiver_from: str = _setting("127.0.0.1/32,::1/128", NETWORKS)
+    archiver_max_bytes: int = _setting(25 * 1024 * 1024, _integer(1024))
     # Mailman core's REST API (the root without a version, e.g. http://127.0.0.1:8001), where list
     # names, descriptions and archive policies come from; empty: lists are public unless --private.
-    mailman_rest_url: str = ""
-    mailman_rest_user: str = ""
-    mailman_rest_password: str = ""
+    mailman_rest_url: str = _setting("", ("an http:// or https:// URL, or nothing",
+                                          lambda value: value == "" or _web_url(value)))
+    mailman_rest_user: str = _setting("", ANY_TEXT)
+    mailman_rest_password: str = _setting("", ANY_TEXT)
 
     @classmethod
-    def from_env(cls, environ: os._Environ | dict | None = None, **overrides) -> "Settings":
-        environ = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            raw = environ.get(f"SATHUB_{f.name.upper()}")
-            if raw is not None:
-                values[f.name] = int(raw) if f.type == "int" else raw
-        values.update({k: v for k, v in overrides.items() if v is not None})
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> Settings:
+        """The settings of the flags given (`overrides`, None: not given), else of SATHUB_*, else
+        the defaults. Raises SettingError for a value a setting does not accept."""
+        values = {f.name: setting(f.name, overrides.get(f.name), environ) for f in fields(cls)}
         settings = cls(**values)
         return replace(settings, base_url=settings.base_url.rstrip("/"))
 
     def to_env(self) -> dict[str, str]:
         """The environment that makes from_env() rebuild these settings (for worker processes)."""
-        return {f"SATHUB_{f.name.upper()}": str(getattr(self, f.name)) for f in fields(self)}
+        return {env_name(f.name): str(getattr(self, f.name)) for f in fields(self)}
 
     @property
     def prefix(self) -> str:
         """Path prefix of the public base URL, '' or '/something' without a trailing slash."""
         return urlsplit(self.base_url).path.rstrip("/") if self.base_url else ""
+
+
+def setting(name: str, flag_value: Any = None, environ: Mapping[str, str] | None = None) -> Any:
+    """One setting: the flag's value when given (not None), else its SATHUB_* variable, else its
+    default; SettingError for a value it does not accept."""
+    environ = os.environ if environ is None else environ
+    described = _FIELDS[name]
+    if flag_value is not None:
+        return _parsed(described, flag_value, flag=True)
+    if (raw := environ.get(env_name(name))) is not None:
+        return _parsed(described, raw, flag=False)
+    return described.default
+
+
+_FIELDS = {f.name: f for f in fields(Settings)}
+
+
+def env_name(name: str) -> str:
+    return f"SATHUB_{name.upper()}"
+
+
+def describe(name: str) -> str:
+    """How a setting is given: `SATHUB_PORT (--port)`."""
+    flag = _FIELDS[name].metadata["flag"]
+    return env_name(name) + (f" ({flag})" if flag else "")
+
+
+def accepts(name: str) -> str:
+    """What a setting accepts, in words ("" for any text)."""
+    check = _FIELDS[name].metadata["accepts"]
+    return check[0] if check else ""
+
+
+def _parsed(setting, raw: Any, *, flag: bool) -> Any:
+    check = setting.metadata["accepts"]
+    value = raw
+    if setting.type == "int" and not isinstance(raw, int):
+        try:
+            value = int(str(raw).strip())
+        except ValueError:
+            value = None
+    if value is None or (check is not None and not check[1](value)):
+        given = setting.metadata["flag"] if flag else env_name(setting.name)
+        raise SettingError(f"{describe(setting.name)} must be {check[0]}; {given} is {str(raw)!r}")
+    return value

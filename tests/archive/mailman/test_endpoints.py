@@ -10,7 +10,6 @@ from starlette.testclient import TestClient
 
 from sathub.app import create_app
 from sathub.archive.mail.ids import message_id_hash
-from sathub.archive.mailman.endpoints import allowed_networks, source_allowed
 from sathub.archive.store import lists, reads
 from sathub.archive.tables import NEVER, PRIVATE
 from sathub.db import connect
@@ -214,18 +213,6 @@ def test_a_source_outside_the_allowed_ranges_is_refused(engine, settings):
         assert "192.0.2.7" in answer.json()["detail"] and "SATHUB_ARCHIVER_FROM" in answer.json()["detail"]
     with make_client(engine, settings, address="192.0.2.7", archiver_from="10.0.0.0/8, 192.0.2.0/28") as client:
         assert post(client, message("far@example.com")).status_code == 200
-
-
-def test_allowed_networks():
-    loopback = allowed_networks("127.0.0.1/32,::1/128")
-    assert source_allowed("127.0.0.1", loopback) and source_allowed("::1", loopback)
-    assert source_allowed("::ffff:127.0.0.1", loopback)
-    assert not source_allowed("127.0.0.2", loopback) and not source_allowed("testclient", loopback)
-    assert source_allowed("172.18.3.4", allowed_networks("172.16.0.0/12"))
-    assert source_allowed("fd00::5", allowed_networks("10.0.0.1, fd00::/8"))
-    assert allowed_networks("*") is None and source_allowed("203.0.113.1", None)
-    with pytest.raises(ValueError, match="'nonsense'"):
-        allowed_networks("127.0.0.1,nonsense")
 
 
 def test_an_unreadable_allowed_list_says_so(engine, settings):

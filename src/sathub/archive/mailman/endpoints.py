@@ -15,9 +15,7 @@ from Mailman's REST API when SATHUB_MAILMAN_REST_URL is set (mailman/list_settin
 
 from __future__ import annotations
 
-import functools
 import hmac
-import ipaddress
 import logging
 
 import orjson
@@ -34,13 +32,10 @@ from sathub.archive.mailman import list_settings, live_ingest
 from sathub.archive.pages.browse import list_page_url, message_page_url
 from sathub.archive.store import lists as list_store
 from sathub.archive.tables import NEVER, PUBLIC
-from sathub.config import Settings
+from sathub.config import Settings, address_in, parse_networks
 from sathub.web import BodyTooLarge, client_address, engine_of, in_thread, read_body, settings_of, site_url
 
 log = logging.getLogger("sathub.archive.mailman")
-
-ANY = ("*", "any")
-
 
 def json_answer(payload: dict, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(orjson.dumps(payload), status_code=status,
@@ -48,35 +43,6 @@ def json_answer(payload: dict, status: int = 200, headers: dict[str, str] | None
 
 
 # -- who may call ------------------------------------------------------------------------------
-
-@functools.lru_cache(maxsize=8)
-def allowed_networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] | None:
-    """The networks of SATHUB_ARCHIVER_FROM (`*` or `any`: every address -> None).
-    A bare address is a network of one; an entry that is neither raises ValueError."""
-    entries = [entry.strip() for entry in text.split(",") if entry.strip()]
-    if any(entry.lower() in ANY for entry in entries):
-        return None
-    networks = []
-    for entry in entries:
-        try:
-            networks.append(ipaddress.ip_network(entry, strict=False))
-        except ValueError:
-            raise ValueError(f"SATHUB_ARCHIVER_FROM cannot be read: {entry!r} is not an address or "
-                             "CIDR range") from None
-    return tuple(networks)
-
-
-def source_allowed(address: str, networks) -> bool:
-    if networks is None:
-        return True
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return False
-    if ip.version == 6 and ip.ipv4_mapped is not None:  # ::ffff:127.0.0.1 from a dual-stack socket
-        ip = ip.ipv4_mapped
-    return any(ip in network for network in networks if network.version == ip.version)
-
 
 def check_caller(request: Request, settings: Settings) -> None:
     """Raise ArchiveError(403) unless the request may use the archiver endpoints. The order: the
@@ -86,10 +52,10 @@ def check_caller(request: Request, settings: Settings) -> None:
                            "(and the same value as api_key in mailman-hyperkitty.cfg).", check="archiver_key_unset")
     address = client_address(request)
     try:
-        networks = allowed_networks(settings.archiver_from)
+        networks = parse_networks(settings.archiver_from)
     except ValueError as error:
-        raise ArchiveError(403, str(error), check="source_address") from None
-    if not source_allowed(address, networks):
+        raise ArchiveError(403, f"SATHUB_ARCHIVER_FROM cannot be read: {error}", check="source_address") from None
+    if not address_in(address, networks):
         raise ArchiveError(403, f"Calls from {address} are not allowed: add it (or its network, e.g. "
                            f"{address}/32) to SATHUB_ARCHIVER_FROM.", check="source_address")
     header = request.headers.get("authorization")
