@@ -131,6 +131,7 @@ def _hold_writers_lock(conn: Connection) -> None:
     the other's locks (PostgreSQL); taken one after the other, they cannot. Checks only read, so
     they run before: the other processes' transactions wait for less."""
     memo = _memo.get()
+    assert memo is not None, "writes run in a shared transaction (_transaction), which sets the memo"
     if "writers_lock" not in memo:
         one_at_a_time(conn, WRITERS_LOCK)
         memo["writers_lock"] = True
@@ -156,7 +157,7 @@ def _checked_and_stored(conn: Connection, group: list, store: Callable[[Connecti
         return checked
     _hold_writers_lock(conn)
     ok, stored = run_one(conn, store, ([value for passed, value in checked if passed],))
-    results = iter(stored) if ok else None
+    results = iter(stored if ok else ())  # read only when ok: then `stored` holds one result per passed check
     return [(passed and ok, (next(results) if ok else stored) if passed else value) for passed, value in checked]
 
 

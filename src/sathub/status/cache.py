@@ -18,7 +18,7 @@ import asyncio
 import functools
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, cast
 
 from sqlalchemy.engine import Connection, Engine
 from starlette.concurrency import run_in_threadpool
@@ -31,10 +31,14 @@ T = TypeVar("T")
 
 
 class Updatable(Protocol):
-    revision: int
+    @property
+    def revision(self) -> int: ...
 
 
 U = TypeVar("U", bound=Updatable)
+# What an answer is kept under: the data revision, or a tuple starting with it. All the labels of
+# one key are of one kind (the key names its endpoint, which passes the same kind every time).
+Label = TypeVar("Label", int, tuple)
 
 
 class AnswerCache:
@@ -99,7 +103,7 @@ class AnswerCache:
         entry = self._entries.get(key)
         if entry is not None and entry[0] == revision:
             self._entries.move_to_end(key)
-            return entry[1]
+            return cast(T, entry[1])  # a key's answers are all made by its endpoint's `compute`
         return await self._computation(key, revision, lambda conn: (revision, compute(conn)))
 
     async def refreshed(self, key: Hashable, whole: Callable[[Connection], U],
@@ -115,10 +119,12 @@ class AnswerCache:
         revision = self.revision()
         entry = self._entries.get(key)
         if entry is not None:
-            if entry[0] >= revision:
+            # A key of `refreshed` keeps only answers of its `whole` or `changes`, under their revision.
+            label, previous = cast(int, entry[0]), cast(U, entry[1])
+            if label >= revision:
                 self._entries.move_to_end(key)
-                return entry[1]
-            answer = changes(self.probe, entry[1])
+                return previous
+            answer = changes(self.probe, previous)
             if answer is not None:
                 self._keep(key, answer.revision, answer)
                 return answer
@@ -153,11 +159,11 @@ class AnswerCache:
             return  # exception() marks it retrieved, whoever awaited it
         self._keep(key, *computing.result())
 
-    def _keep(self, key: Hashable, label: int | tuple, answer: object) -> None:
+    def _keep(self, key: Hashable, label: Label, answer: object) -> None:
         """Keep `answer` under `label` unless a newer one is kept already."""
         newer = self._entries.get(key)
         if newer is not None:
-            if newer[0] > label:
+            if cast(Label, newer[0]) > label:  # of the same kind as `label` (Label)
                 return
             self._bytes -= newer[2]
         weight = _weight(answer)
@@ -179,8 +185,9 @@ def _weight(answer: object) -> int:
         return len(answer)
     if isinstance(answer, CachedPage):
         return len(answer.body) + len(answer.gzipped or b"")
-    if isinstance(getattr(answer, "body", None), bytes):  # a SummaryAnswer, whose entries weigh as much
-        return 2 * len(answer.body)
+    body = getattr(answer, "body", None)
+    if isinstance(body, bytes):  # a SummaryAnswer, whose entries weigh as much
+        return 2 * len(body)
     if isinstance(answer, (tuple, list)):
         return sum(map(_weight, answer))
     return 0

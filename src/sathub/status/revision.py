@@ -6,8 +6,8 @@ from __future__ import annotations
 import importlib
 import threading
 import time
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -15,6 +15,9 @@ from sqlalchemy.engine import Connection, Engine
 
 from sathub.db.deadlines import PROBE_SECONDS
 from sathub.db.engines import DatabaseUnavailable, deadlines_of, refuse_while_silent, under_deadline
+
+if TYPE_CHECKING:
+    import psycopg
 
 T = TypeVar("T")
 
@@ -61,11 +64,13 @@ class RevisionProbe:
         return cursor.fetchone()[0]
 
     def _ok(self, result, status: str):
-        if result.status != self._psycopg.pq.ExecStatus[status]:
-            raise self._psycopg.OperationalError(result.get_error_message().decode(errors="replace"))
+        module = self._psycopg
+        assert module is not None, "only PostgreSQL's results are checked here"
+        if result.status != module.pq.ExecStatus[status]:
+            raise module.OperationalError(result.get_error_message().decode(errors="replace"))
         return result
 
-    def execute(self, statement: sa.Executable, parameters: dict) -> list[sa.Row]:
+    def execute(self, statement: sa.Executable, parameters: dict) -> Sequence[sa.Row]:
         return self._run(lambda conn, cursor: conn.execute(statement, parameters).all())
 
     def _run(self, work: Callable[[Connection, object], T]) -> T:
@@ -92,10 +97,13 @@ class RevisionProbe:
             conn = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
             conn.detach()
             self.local.conn = conn
-            self.local.cursor = conn.connection.dbapi_connection.cursor()
+            dbapi_connection = conn.connection.dbapi_connection
+            assert dbapi_connection is not None, "a connection just opened, not invalidated"
+            self.local.cursor = dbapi_connection.cursor()
             if self._psycopg:
-                self._ok(conn.connection.dbapi_connection.pgconn.prepare(self._PREPARED, self.QUERY.encode()),
-                         "COMMAND_OK")
+                # On PostgreSQL, sathub's dialect is psycopg's: its DBAPI connection is a psycopg.Connection.
+                pgconn = cast("psycopg.Connection[Any]", dbapi_connection).pgconn
+                self._ok(pgconn.prepare(self._PREPARED, self.QUERY.encode()), "COMMAND_OK")
         cursor = self.local.cursor
         # This runs on the event loop: a server that stopped answering must not stop it.
         with under_deadline(deadlines, cursor.connection, PROBE_SECONDS, declare=True):

@@ -42,7 +42,7 @@ class ReplayedAnswers:
             await self.app(scope, receive, send)
             return
         second = times.utc_now()
-        host = host_header(scope)
+        host: bytes | tuple | None = host_header(scope)
         if host is None:  # links are built from the server's own address (web.site_url)
             host = tuple(scope.get("server") or ())
         key = (scope["path"], scope["query_string"], scope["scheme"], host)

@@ -86,9 +86,10 @@ def validate_api(fields: dict, conn, now: datetime, resolve=catalog.resolve_api_
     if not rules.is_valid_callsign(callsign):
         raise ApiError(422, "invalid_callsign", "The callsign is not a valid amateur callsign.")
     if grid_text:
-        grid = rules.parse_grid(grid_text)
-        if grid is None:
+        parsed_grid = rules.parse_grid(grid_text)
+        if parsed_grid is None:
             raise ApiError(422, "invalid_grid_square", "The grid square is not a Maidenhead locator.")
+        grid = parsed_grid
     instant = reported_instant(fields, now)
     if instant > now:
         raise ApiError(422, "future_reported_at", "The reported time is in the future.")

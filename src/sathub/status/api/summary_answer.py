@@ -61,7 +61,7 @@ class SummaryAnswer:
                                                             if row.report_count else None)
         groups = dict(self.groups)
         for name, reports in changed.items():
-            kept = {group.report: group for group in groups.get(name, ())}
+            kept: dict[str, _Group | None] = {group.report: group for group in groups.get(name, ())}
             kept.update(reports)
             groups[name] = _ordered(group for group in kept.values() if group is not None)
         names = tuple(name for name in self.names if groups[name])

@@ -43,9 +43,10 @@ def window_since(hours: int, since_text: str | None = None) -> tuple[str, report
     if since_text is None:
         since = now - timedelta(hours=hours)
     else:
-        since = times.parse_timestamp(since_text, now)
-        if since is None:
+        parsed = times.parse_timestamp(since_text, now)
+        if parsed is None:
             raise ApiError(400, "invalid_since", "Parameter 'since' must be a valid timestamp.", None)
+        since = parsed
     return times.iso_z(since), times.first_included_hour(since)
 
 

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 from tqdm import tqdm
 
 from sathub import db
-from sathub.status.migrate.rows import SlotWindow, catalog_names, clean_report
+from sathub.status.migrate.rows import SlotWindow, catalog_names, clean_report, column_length
 from sathub.status.migrate.sources import SourceError, open_source
 from sathub.status.store import accounts, catalog, reports
 from sathub.status.tables import users
@@ -27,7 +27,7 @@ __all__ = ["BATCH_SIZE", "ImportSummary", "SourceError", "Tally", "run"]
 # Reports per INSERT statement: 8 bound values each stays far below SQLite's and PostgreSQL's limits.
 BATCH_SIZE = 1000
 
-_MAX_USERNAME = users.c.username.type.length
+_MAX_USERNAME = column_length(users.c.username)
 
 
 @dataclass

@@ -5,7 +5,7 @@ one query's worth of report rows. No I/O: tested in tests/status/pages/test_grid
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import NamedTuple
@@ -194,7 +194,7 @@ def block_time(today: date, column: int) -> str:
     return f"{day_label(block_day(today, column))}, {first:02d}:00-{last:02d}:59 UTC"
 
 
-def latest_state(newest_first: list) -> tuple[State, str] | None:
+def latest_state(newest_first: Sequence) -> tuple[State, str] | None:
     """The state of the two-hour block of the newest report (rows with day, hour, report)."""
     if not newest_first:
         return None

@@ -106,9 +106,10 @@ def check(fields: Mapping[str, str], now: datetime) -> Checked | Rejected:
         return Rejected(INVALID_TIME, go_back=True)
     stored_grid = ""
     if grid:
-        stored_grid = rules.parse_grid(grid)
-        if stored_grid is None:
+        parsed_grid = rules.parse_grid(grid)
+        if parsed_grid is None:
             return Rejected(INVALID_GRID, go_back=True)
+        stored_grid = parsed_grid
     if rules.has_forbidden_char(callsign):
         return Rejected(FORBIDDEN_CHARACTER, go_back=False)
     year, month, day, hour, period = parts

@@ -3,6 +3,7 @@ CLI, the admin pages and the legacy import make. Reports are never touched here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 import sqlalchemy as sa
@@ -24,11 +25,11 @@ def catalog_is_empty(conn: Connection) -> bool:
     return conn.execute(sa.select(satellites.c.id).limit(1)).first() is None
 
 
-def catalog(conn: Connection, name: str | None = None, with_stats: bool = False) -> list[sa.Row]:
+def catalog(conn: Connection, name: str | None = None, with_stats: bool = False) -> Sequence[sa.Row]:
     """Entries (id, api_name, display_name, website) ordered by display name (case-insensitive),
     optionally those matching `name` by API or display name, with report totals when asked."""
     columns = list(_entry_columns)
-    source = satellites
+    source: sa.FromClause = satellites
     if with_stats:
         source = satellites.outerjoin(report_totals, report_totals.c.name_key == sa.func.lower(satellites.c.api_name))
         columns += [report_totals.c.report_count, report_totals.c.latest_day, report_totals.c.latest_hour]

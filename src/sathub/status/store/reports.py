@@ -4,10 +4,11 @@ and imports, the searches and rollups of the API, and the windows the pages draw
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -40,7 +41,7 @@ def _hour_number(dialect_name: str, day, hour):
     summary's aggregate)."""
     if dialect_name == "postgresql":
         # date - date is an integer in PostgreSQL; typed so, SQLAlchemy does not multiply a Date.
-        days = sa.type_coerce(day - sa.literal_column("DATE '2000-01-01'"), sa.Integer)
+        days: sa.ColumnElement[int] = sa.type_coerce(day - sa.literal_column("DATE '2000-01-01'"), sa.Integer)
     else:
         days = sa.cast(sa.func.julianday(day) - 2451544.5, sa.Integer)  # julianday('2000-01-01')
     return days * 24 + hour
@@ -125,7 +126,7 @@ def _submission_upsert(dialect_name: str):
 
 def search_reports(conn: Connection, *, window: Window, limit: int, names: tuple[str, ...] = (),
                    callsign: str | None = None, grid_square: str | None = None,
-                   report: str | None = None) -> list[sa.Row]:
+                   report: str | None = None) -> Sequence[sa.Row]:
     """`callsign` comes upper-cased (rules.ascii_upper). api.v1.report_read_forms unpacks the rows in
     this column order."""
     query = (sa.select(reports.c.id, reports.c.name, _display_name, reports.c.day, reports.c.hour,
@@ -142,7 +143,7 @@ def search_reports(conn: Connection, *, window: Window, limit: int, names: tuple
     return conn.execute(query.order_by(*_newest_first).limit(limit)).all()
 
 
-def sat_info(conn: Connection, name: str, window: Window, limit: int = 100) -> list[sa.Row]:
+def sat_info(conn: Connection, name: str, window: Window, limit: int = 100) -> Sequence[sa.Row]:
     """The legacy endpoint's reports: matched on the stored name only, no catalog."""
     query = (sa.select(reports.c.name, reports.c.day, reports.c.hour, reports.c.callsign, reports.c.report,
                        reports.c.grid_square)
@@ -181,7 +182,7 @@ def _window_parameters(window: Window) -> dict:
     return {"day": day, "hour": hour}
 
 
-def _summary_read(rows: list[sa.Row]) -> SummaryRead:
+def _summary_read(rows: Sequence[sa.Row]) -> SummaryRead:
     return SummaryRead(revision=rows[0].revision, catalog_revision=rows[0].catalog_revision,
                        groups=[row for row in rows if row.name is not None])
 
@@ -193,21 +194,21 @@ def _summary_query(dialect_name: str, changed_only: bool) -> sa.Select:
     in_window = (sa.tuple_(hours.c.day, hours.c.hour)
                  >= sa.tuple_(sa.bindparam("day", type_=sa.Date), sa.bindparam("hour", type_=sa.SmallInteger)))
     hour_number = _hour_number(dialect_name, hours.c.day, hours.c.hour)
-    grouping = [hours.c.name, hours.c.report]
+    grouping: list[sa.ColumnClause[Any]] = [hours.c.name, hours.c.report]
     if dialect_name == "sqlite" and not changed_only:
         # Unary +: SQLite would otherwise walk all of ix_report_hours_group to group without
         # sorting, instead of the window's range of the primary key (10 vs 3.5 ms at 1M reports).
         grouping = [sa.literal_column(f"+report_hours.{column.name}") for column in grouping]
-    groups = (sa.select(hours.c.name, hours.c.report, sa.func.sum(hours.c.report_count).label("report_count"),
+    counts = (sa.select(hours.c.name, hours.c.report, sa.func.sum(hours.c.report_count).label("report_count"),
                         sa.func.max(sa.case((hours.c.report_count > 0, hour_number))).label("latest"))
               .where(in_window).group_by(*grouping))
     if changed_only:
         # IN, not a join with DISTINCT: SQLite then finds them through the revision index.
         changed = sa.select(hours.c.name, hours.c.report).where(hours.c.revision > sa.bindparam("since"), in_window)
-        groups = groups.where(sa.tuple_(hours.c.name, hours.c.report).in_(changed))
+        counts = counts.where(sa.tuple_(hours.c.name, hours.c.report).in_(changed))
     else:
-        groups = groups.having(sa.func.sum(hours.c.report_count) > 0)
-    groups = groups.subquery()
+        counts = counts.having(sa.func.sum(hours.c.report_count) > 0)
+    groups = counts.subquery()
     columns = [data_revision.c.revision, data_revision.c.catalog_revision, groups.c.name, groups.c.report,
                sa.cast(groups.c.report_count, sa.Integer).label("report_count"), groups.c.latest]
     # From the revision row, so that an empty window still reads the revision in the same statement.
@@ -319,7 +320,7 @@ _report_columns = (reports.c.id, reports.c.name, reports.c.day, reports.c.hour, 
                    reports.c.callsign, reports.c.report, reports.c.grid_square)
 
 
-def grid_window(conn: Connection, first_day: date, last_day: date) -> list[sa.Row]:
+def grid_window(conn: Connection, first_day: date, last_day: date) -> Sequence[sa.Row]:
     """Every report of the grid's days, most recently stored first: the status page's one query
     (a range scan of the reports_time index). grid.Report unpacks rows in this column order."""
     query = (sa.select(*_report_columns)
@@ -334,7 +335,7 @@ def stored_name(conn: Connection, name: str) -> str | None:
     return conn.execute(query).scalar()
 
 
-def history(conn: Connection, name: str, first_day: date) -> list[sa.Row]:
+def history(conn: Connection, name: str, first_day: date) -> Sequence[sa.Row]:
     """Report counts per (day, hour, value) of one satellite since first_day, summed from the
     hourly counts (report_hours) instead of counting the reports themselves."""
     hours = report_hours
@@ -345,7 +346,7 @@ def history(conn: Connection, name: str, first_day: date) -> list[sa.Row]:
     return conn.execute(query).all()
 
 
-def recent_reports(conn: Connection, name: str, limit: int) -> list[sa.Row]:
+def recent_reports(conn: Connection, name: str, limit: int) -> Sequence[sa.Row]:
     """One satellite's newest reports (day, hour, quarter, then id, newest first)."""
     query = (sa.select(*_report_columns)
              .where(sa.func.lower(reports.c.name) == folded(name))
