@@ -1,6 +1,7 @@
 """Settings (config.py): the defaults README.md documents, SATHUB_* variables and command-line
-values over them, the public base URL without its trailing slash (status-api.md 13, `539dcba`),
-and the environment that hands the same settings to every worker process."""
+values over them, a value a setting does not accept refused in one line that names it, the public
+base URL without its trailing slash (status-api.md 13, `539dcba`), and the environment that hands
+the same settings to every worker process."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sathub.config import Settings
+from sathub import config
+from sathub.config import SettingError, Settings
 
-# README.md, "Configuration", and docs/pages.md for the form's rate (the secret key's default, a
-# random key per start, is made by the CLI from this empty one).
+# README.md, "Configuration" (the secret key's default, a random key per start, is made by the CLI
+# from this empty one).
 DOCUMENTED_DEFAULTS = {
     "database_url": "sqlite:///var/sathub.db", "base_url": "", "host": "127.0.0.1", "port": 8000, "workers": 1,
     "log_level": "info", "secret_key": "", "commit": "", "deployed_at": "", "allowed_hosts": "",
@@ -21,18 +23,37 @@ DOCUMENTED_DEFAULTS = {
     "max_connections": 4096, "submit_rate_per_minute": 30, "archiver_key": "", "archiver_from": "127.0.0.1/32,::1/128",
     "archiver_max_bytes": 26214400, "mailman_rest_url": "", "mailman_rest_user": "", "mailman_rest_password": "",
 }
+FIELDS = {field.name: field for field in dataclasses.fields(Settings)}
+# Values that settings which check their values may accept (each setting takes those it accepts).
+CANDIDATES = ["", "sqlite:///other.db", "postgresql://sathub@db.example.org/sathub", "https://www.amsat.org/status",
+              "http://127.0.0.1:8001", "0.0.0.0", "::1", "debug", "warning", "10.0.0.0/8, 192.0.2.7", "*"]
+
+
+def accepted(name: str, value) -> bool:
+    try:
+        config.setting(name, value, {})
+    except SettingError:
+        return False
+    return True
 
 
 def test_the_documented_defaults():
-    assert dataclasses.asdict(Settings.from_env({})) == DOCUMENTED_DEFAULTS
+    defaults = Settings.from_env({})
+    assert {name: getattr(defaults, name) for name in DOCUMENTED_DEFAULTS} == DOCUMENTED_DEFAULTS
+    assert defaults == Settings()
 
 
 def test_every_setting_has_its_variable():
-    environ = {f"SATHUB_{name.upper()}": "7" if isinstance(value, int) else f"{name} value"
-               for name, value in DOCUMENTED_DEFAULTS.items()}
-    settings = Settings.from_env(environ)
-    for name, value in DOCUMENTED_DEFAULTS.items():
-        assert getattr(settings, name) == (7 if isinstance(value, int) else f"{name} value"), name
+    def other_value(name: str):
+        default = FIELDS[name].default
+        if isinstance(default, int):
+            return default + 1
+        return next(value for value in CANDIDATES + [f"{name} value"] if value != default and accepted(name, value))
+
+    values = {name: other_value(name) for name in FIELDS}
+    settings = Settings.from_env({config.env_name(name): str(value) for name, value in values.items()})
+    assert dataclasses.asdict(settings) == values
+    assert config.env_name("db_pool_size") == "SATHUB_DB_POOL_SIZE"
 
 
 def test_command_line_values_win_over_the_environment():
@@ -53,6 +74,27 @@ def test_variables_of_no_setting_are_ignored():
     assert Settings.from_env({"SATHUB_NO_SUCH": "1", "PORT": "1"}) == Settings()
 
 
+@pytest.mark.parametrize("name, value", [
+    ("port", "abc"), ("port", "0"), ("port", "65536"), ("port", ""), ("workers", "0"), ("db_pool_size", "-1"),
+    ("database_url", "mysql://root@127.0.0.1/sathub"),  # neither SQLite nor PostgreSQL
+    ("database_url", "var/sathub.db"),
+    ("base_url", "www.amsat.org/status"), ("base_url", "ftp://www.amsat.org/"),
+    ("log_level", "verbose"),
+    ("archiver_from", "10.0.0.0/33"), ("archiver_from", "localhost"),
+])
+def test_a_value_a_setting_does_not_accept_is_one_line_naming_it(name, value):
+    variable = config.env_name(name)
+    with pytest.raises(SettingError) as from_variable:
+        Settings.from_env({variable: value})
+    message = str(from_variable.value)
+    assert "\n" not in message and variable in message and repr(value) in message
+    flag = FIELDS[name].metadata["flag"]
+    if flag:
+        with pytest.raises(SettingError) as from_flag:
+            Settings.from_env({}, **{name: value})
+        assert flag in str(from_flag.value) and repr(value) in str(from_flag.value)
+
+
 @pytest.mark.parametrize("given_url, base_url, prefix", [
     ("", "", ""),
     ("https://www.amsat.org", "https://www.amsat.org", ""),
@@ -66,23 +108,34 @@ def test_the_base_url_loses_its_trailing_slash(given_url, base_url, prefix):
         assert (settings.base_url, settings.prefix) == (base_url, prefix)
 
 
-def _field_values():
-    strategies = {}
-    text = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), max_size=12)
-    for field in dataclasses.fields(Settings):
-        strategies[field.name] = st.integers(0, 2**31) if field.type == "int" else text
-    strategies["base_url"] = text.filter(lambda url: not url.endswith("/"))
-    return st.fixed_dictionaries(strategies)
-
-
-@given(_field_values())
-def test_workers_rebuild_the_same_settings_from_the_environment(values):
-    settings = Settings(**values)
-    environ = settings.to_env()
-    assert set(environ) == {f"SATHUB_{name.upper()}" for name in DOCUMENTED_DEFAULTS}
-    assert Settings.from_env(environ) == settings
-
-
 def test_the_prefix_has_no_trailing_slash_even_in_settings_made_directly():
     assert Settings(base_url="https://www.amsat.org/status/").prefix == "/status"
     assert Settings(base_url="https://www.amsat.org/").prefix == ""
+
+
+def _accepted_range(name: str) -> tuple[int, int]:
+    """The integers an integer setting accepts, an interval around its default (found by bisection)."""
+    def edge(inside: int, outside: int) -> int:
+        while abs(outside - inside) > 1:
+            middle = (inside + outside) // 2
+            inside, outside = (middle, outside) if accepted(name, middle) else (inside, middle)
+        return inside
+
+    default = FIELDS[name].default
+    return edge(default, -(2**31)), edge(default, 2**31)
+
+
+def _accepted_values(name: str):
+    if FIELDS[name].type == "int":
+        return st.integers(*_accepted_range(name))
+    if not config.accepts(name):  # any text
+        return st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), max_size=12)
+    return st.sampled_from([value for value in CANDIDATES if accepted(name, value)])
+
+
+@given(st.fixed_dictionaries({name: _accepted_values(name) for name in FIELDS}))
+def test_workers_rebuild_the_same_settings_from_the_environment(values):
+    settings = Settings(**values)
+    environ = settings.to_env()
+    assert set(environ) == {f"SATHUB_{name.upper()}" for name in FIELDS}
+    assert Settings.from_env(environ) == settings
