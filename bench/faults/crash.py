@@ -90,19 +90,20 @@ def one_backend(backend: str, args) -> tuple[list[str], bool]:
     server = Server.sathub(url, workers=args.workers, log=f"faults_crash_{backend}")
     server.log.write_text("")
     ledger = Ledger()
-    server.start()
-    server.wait_up()
     began = time.monotonic()
     try:
+        server.start()
+        server.wait_up()
         facts = asyncio.run(run(server, args.clients, args.kills, (args.min_interval, args.max_interval), args.tail,
                                 ledger))
+        server.stop()
+        elapsed = time.monotonic() - began
+        clean = opens_cleanly(url)
+        result = verify(ledger, stored_rows(url))
     finally:
         server.stop()
-    elapsed = time.monotonic() - began
-    clean = opens_cleanly(url)
-    result = verify(ledger, stored_rows(url))
-    if drop:
-        drop()
+        if drop:
+            drop()
     five = sum(n for status, n in ledger.statuses.items() if isinstance(status, int) and status >= 500)
     tracebacks = server.log.read_text(errors="replace").count("Traceback")
     checks = {

@@ -78,12 +78,14 @@ def main() -> int:
         began = time.monotonic()
         latencies = asyncio.run(load(ports, args.connections, args.posts, ledger, slots))
         elapsed = time.monotonic() - began
+        for server in servers:
+            server.stop()
+        result = verify(ledger, stored_rows(url))
     finally:
         for server in servers:
             server.stop()
-    result = verify(ledger, stored_rows(url))
-    if not args.keep_database:
-        drop()
+        if not args.keep_database:
+            drop()
 
     five = sum(n for status, n in ledger.statuses.items() if isinstance(status, int) and status >= 500)
     unanswered = ledger.statuses.get("no answer", 0)

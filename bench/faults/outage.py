@@ -126,8 +126,6 @@ def one_kind(kind: str, args) -> tuple[list[str], bool]:
     proxied = target.set(host="127.0.0.1", port=proxy.port).render_as_string(False)
     server = Server.sathub(proxied, workers=args.workers, log=f"faults_outage_{kind}")
     server.log.write_text("")
-    server.start()
-    server.wait_up()
     ledger = Ledger()
     moments: dict[str, float] = {}
 
@@ -141,12 +139,16 @@ def one_kind(kind: str, args) -> tuple[list[str], bool]:
         await asyncio.sleep(args.after)
 
     try:
+        server.start()
+        server.wait_up()
         records = asyncio.run(drive(server.port, args.clients, args.client_timeout, schedule, ledger))
+        server.stop()
+        proxy.stop()
+        kept = verify(ledger, stored_rows(url))
     finally:
         server.stop()
         proxy.stop()
-    kept = verify(ledger, stored_rows(url))
-    drop()
+        drop()
     a = analyse(records, moments["cut"], moments["restored"])
     tracebacks = server.log.read_text(errors="replace").count("Traceback")
     checks = {
