@@ -48,7 +48,7 @@ def test_every_setting_has_its_variable():
         default = FIELDS[name].default
         if isinstance(default, int):
             return default + 1
-        return next(value for value in CANDIDATES + [f"{name} value"] if value != default and accepted(name, value))
+        return next(value for value in [*CANDIDATES, f"{name} value"] if value != default and accepted(name, value))
 
     values = {name: other_value(name) for name in FIELDS}
     settings = Settings.from_env({config.env_name(name): str(value) for name, value in values.items()})
