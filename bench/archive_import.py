@@ -39,11 +39,14 @@ from bench.common import MAIL, OUT, backend_of, label, recreate_database, write_
 from sathub import db
 from sathub.archive.ingest.importer import import_archive
 
-WORDS = ("gps receiver fix satellite antenna signal daemon packet buffer driver serial port baud "
-         "release patch build test python commit branch merge review issue thread list mail time "
-         "clock offset latitude longitude altitude speed course error warning debug trace socket "
-         "client server protocol message header field value report status update change fix the a "
-         "of to and in is it that for on with as this be are was not but have from or by at").split()
+VOCABULARY = (
+    "gps receiver fix satellite antenna signal daemon packet buffer driver serial port baud "
+    "release patch build test python commit branch merge review issue thread list mail time "
+    "clock offset latitude longitude altitude speed course error warning debug trace socket "
+    "client server protocol message header field value report status update change fix the a "
+    "of to and in is it that for on with as this be are was not but have from or by at"
+)
+WORDS = VOCABULARY.split()
 
 
 class Sampler(threading.Thread):
@@ -93,14 +96,16 @@ def text(rnd: random.Random, words: int) -> str:
         if len(line) >= 12:
             lines.append(" ".join(line))
             line = []
-    return "\n".join(lines + [" ".join(line)]) + "\n"
+    return "\n".join([*lines, " ".join(line)]) + "\n"
 
 
 def generate(path: Path, count: int, seed: int = 1) -> None:
     """Stream `count` messages into a gzip mbox; memory is bounded by the windows kept below."""
     rnd = random.Random(seed)
-    senders = [f"{rnd.choice(WORDS)}.{rnd.choice(WORDS)}{i}@{rnd.choice(['example.org', 'mail.example.net'])}"
-               for i in range(20_000)]
+    senders = [
+        f"{rnd.choice(WORDS)}.{rnd.choice(WORDS)}{i}@{rnd.choice(['example.org', 'mail.example.net'])}"
+        for i in range(20_000)
+    ]
     activity = list(accumulate(1 / (rank + 1) ** 0.9 for rank in range(len(senders))))
     active: deque[dict] = deque(maxlen=3000)  # recent threads that may still get replies
     held: list[tuple[int, int, str]] = []  # (release at message n, tie, text): replies come first
@@ -112,8 +117,10 @@ def generate(path: Path, count: int, seed: int = 1) -> None:
             clock += mean_gap * rnd.expovariate(1.0)
             address = senders[bisect(activity, rnd.random() * activity[-1])]
             message_id = f"{n}.{rnd.getrandbits(32):08x}@bench.example.org"
-            headers = [f"From: {address.split('@')[0].replace('.', ' ').title()} <{address}>",
-                       f"Date: {format_datetime(clock.replace(tzinfo=UTC))}"]
+            headers = [
+                f"From: {address.split('@')[0].replace('.', ' ').title()} <{address}>",
+                f"Date: {format_datetime(clock.replace(tzinfo=UTC))}",
+            ]
             body = text(rnd, rnd.randint(20, 250))
             if not active or rnd.random() < 0.22:
                 subject = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 8)))
@@ -125,8 +132,11 @@ def generate(path: Path, count: int, seed: int = 1) -> None:
             else:
                 thread = active[-1 - min(int(rnd.expovariate(1 / 40)), len(active) - 1)]
                 parent = thread["ids"][max(0, len(thread["ids"]) - 1 - int(rnd.expovariate(0.7)))]
-                headers += [f"Subject: Re: [bench] {thread['subject']}", f"In-Reply-To: <{parent}>",
-                            f"References: <{thread['ids'][0]}> <{parent}>"]
+                headers += [
+                    f"Subject: Re: [bench] {thread['subject']}",
+                    f"In-Reply-To: <{parent}>",
+                    f"References: <{thread['ids'][0]}> <{parent}>",
+                ]
                 body = "> " + text(rnd, 20).replace("\n", "\n> ").rstrip("> ") + "\n" + body
                 thread["ids"].append(message_id)
                 if len(thread["ids"]) > thread["open"] * 4:
@@ -135,10 +145,13 @@ def generate(path: Path, count: int, seed: int = 1) -> None:
                 headers.append(f"Message-ID: <{message_id}>")
             if rnd.random() < 0.01:
                 headers += ["MIME-Version: 1.0", 'Content-Type: multipart/mixed; boundary="b1"']
-                body = (f"--b1\nContent-Type: text/plain; charset=utf-8\n\n{body}--b1\n"
-                        "Content-Type: application/octet-stream\nContent-Transfer-Encoding: base64\n"
-                        'Content-Disposition: attachment; filename="data.bin"\n\n'
-                        + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n" * rnd.randint(1, 20) + "--b1--\n")
+                body = (
+                    f"--b1\nContent-Type: text/plain; charset=utf-8\n\n{body}--b1\n"
+                    "Content-Type: application/octet-stream\nContent-Transfer-Encoding: base64\n"
+                    'Content-Disposition: attachment; filename="data.bin"\n\n'
+                    + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=\n" * rnd.randint(1, 20)
+                    + "--b1--\n"
+                )
             envelope = f"From {address} {clock.strftime('%a %b %d %H:%M:%S %Y')}\n"
             message = envelope + "\n".join(headers) + "\n\n" + body + "\n"
             if rnd.random() < 0.03:
@@ -176,16 +189,21 @@ def measure(url: str, imports: list[tuple[str, list[Path]]], what: str) -> None:
     sampler.stop.set()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     helper = sum(sampler.helper_cpu.values())
-    lines = [label(f"**archive_import {what}, {backend_of(url)}** — `sathub archive import` in this process"), "",
-             f"{total:,} messages in {wall:.1f} s wall (**{total / wall:,.0f} msg/s**); CPU {cpu:.1f} s here "
-             f"+ {helper:.1f} s in the parsing helper ({total / (cpu + helper):,.0f} msg per CPU second); "
-             f"load average after: {os.getloadavg()[0]:.1f}."]
+    lines = [
+        label(f"**archive_import {what}, {backend_of(url)}** — `sathub archive import` in this process"),
+        "",
+        f"{total:,} messages in {wall:.1f} s wall (**{total / wall:,.0f} msg/s**); CPU {cpu:.1f} s here "
+        f"+ {helper:.1f} s in the parsing helper ({total / (cpu + helper):,.0f} msg per CPU second); "
+        f"load average after: {os.getloadavg()[0]:.1f}.",
+    ]
     samples = sampler.samples
     if samples:
         picks = [samples[min(len(samples) - 1, int(len(samples) * f))] for f in (0.1, 0.25, 0.5, 0.75, 1.0)]
-        lines.append(f"Peak RSS {peak:.0f} MB here (file-backed included), {sampler.helper_rss / 2**20:.0f} MB in "
-                     "the helper; own (anonymous) / file-backed RSS over time: "
-                     + ", ".join(f"{t:.0f}s {anon / 2**20:.0f}/{mapped / 2**20:.0f} MB" for t, anon, mapped in picks))
+        lines.append(
+            f"Peak RSS {peak:.0f} MB here (file-backed included), {sampler.helper_rss / 2**20:.0f} MB in "
+            "the helper; own (anonymous) / file-backed RSS over time: "
+            + ", ".join(f"{t:.0f}s {anon / 2**20:.0f}/{mapped / 2**20:.0f} MB" for t, anon, mapped in picks)
+        )
     write_out(f"archive_import_{what}_{backend_of(url)}.md", "\n".join(lines))
 
 
@@ -207,13 +225,17 @@ def main() -> None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
         generate(args.out, args.count)
-        print(f"{args.count} messages written to {args.out} ({args.out.stat().st_size / 2**20:.0f} MB gzip) "
-              f"in {time.monotonic() - started:.0f} s")
+        print(
+            f"{args.count} messages written to {args.out} ({args.out.stat().st_size / 2**20:.0f} MB gzip) "
+            f"in {time.monotonic() - started:.0f} s"
+        )
     elif args.command == "corpus":
         files = sorted(MAIL.glob("*.mbox.gz"))
-        measure(fresh_database(args.database_url, "archive_import_corpus"),
-                [(f.name.removesuffix(".mbox.gz"), [f]) for f in files] + [("edge@example.com", [MAIL / "edge"])],
-                "corpus")
+        measure(
+            fresh_database(args.database_url, "archive_import_corpus"),
+            [(f.name.removesuffix(".mbox.gz"), [f]) for f in files] + [("edge@example.com", [MAIL / "edge"])],
+            "corpus",
+        )
     else:
         stem = args.paths[0].name.split(".")[0].removeprefix("archive_import_")
         measure(fresh_database(args.database_url, f"archive_import_{stem}"), [(args.list, args.paths)], stem)

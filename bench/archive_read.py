@@ -13,184 +13,28 @@ percentile. This is the server's own time, which the read targets were set for.
 `real` imports the corpus with the real importer into a fresh database; `existing` measures an
 archive already imported (e.g. the 1,000,000-message one of bench/archive_import.py) without
 writing to it; both time the biggest thread, the sender closest to 1,000 emails, the busiest
-sender, the first and last pages of the biggest list. `generated` writes a
-synthetic archive of N emails straight into the tables (the importer is measured elsewhere): ten
-lists (one private), threads of geometric size (mean 5) spread over 20 years, Zipf-like senders,
-ids in date order as in production. Every generated archive holds the same probes: a 300-email
-thread (replies to random earlier messages) and, from 10,000 emails up, a sender with 1,000 emails
-on public lists. `scale` builds a 1,000- and a 1,000,000-email archive and compares the probe
-thread's latency (target: the large one within 1.5x of the small one).
+sender, the first and last pages of the biggest list. `generated` measures the probes and pages
+of bench/archive_dataset.py's generated archive of N emails. `scale` builds a 1,000- and a
+1,000,000-email archive and compares the probe thread's latency (target: the large one within
+1.5x of the small one).
 """
 
 from __future__ import annotations
 
 import argparse
-import base64
-import hashlib
-import itertools
 import json
-import random
 import statistics
 import time
-import uuid
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
+from bench.archive_dataset import PROBE_LIST, fresh_database, generate, probe_paths
 from bench.clients import InProcess
-from bench.common import MAIL, OUT, database_exists, label, recreate_database, write_out
+from bench.common import MAIL, OUT, database_exists, label, write_out
 from sathub import db
 from sathub.app import create_app
 from sathub.archive.tables import emails, mailing_lists, senders, threads
 from sathub.config import Settings
-
-PROBE_LIST = "list0@bench.example"
-PROBE_SENDER = "probe-sender@bench.example"
-PROBE_THREAD_SIZE = 300
-PROBE_SENDER_EMAILS = 1000
-EPOCH = datetime(2005, 1, 1)
-
-
-def id_hash(message_id: str) -> str:
-    return base64.b32encode(hashlib.sha1(message_id.encode()).digest()).decode()
-
-
-def mailman_id(address: str) -> str:
-    return uuid.uuid5(uuid.NAMESPACE_URL, "mailto:" + address).hex
-
-
-def fresh_database(url: str) -> sa.Engine:
-    """An empty, migrated database at `url` (SQLite file deleted, PostgreSQL database recreated)."""
-    recreate_database(url)
-    engine = db.create_engine(url)
-    db.upgrade(engine)
-    return engine
-
-
-# Generated archives ------------------------------------------------------------------------------
-
-@dataclass(slots=True)
-class Mail:
-    list_index: int
-    thread: int
-    date: datetime
-    parent: int | None  # index into its thread's members
-    sender: int
-    id: int = 0
-
-
-@dataclass(slots=True)
-class Thread:
-    list_index: int
-    members: list[int] = field(default_factory=list)  # indexes into the mail list, in creation order
-
-
-def generate(engine: sa.Engine, total: int, seed: int = 7) -> None:
-    rng = random.Random(seed)
-    n_senders = max(50, total // 200)
-    cumulative = list(itertools.accumulate(1 / (rank + 1) ** 0.9 for rank in range(n_senders)))
-    sender_ids = range(n_senders)
-    mails: list[Mail] = []
-    thread_list: list[Thread] = []
-
-    def add_thread(list_index: int, size: int, start: datetime) -> Thread:
-        thread = Thread(list_index)
-        thread_list.append(thread)
-        date = start
-        for position in range(size):
-            parent = None if position == 0 else rng.randrange(max(0, position - 8), position)
-            sender = rng.choices(sender_ids, cum_weights=cumulative)[0]
-            thread.members.append(len(mails))
-            mails.append(Mail(list_index, len(thread_list) - 1, date, parent, sender))
-            date += timedelta(minutes=rng.randint(1, 600))
-        return thread
-
-    span_minutes = 20 * 365 * 24 * 60
-    probe = add_thread(0, PROBE_THREAD_SIZE, EPOCH + timedelta(days=3650))
-    while len(mails) < total:
-        size = min(total - len(mails), min(100, int(rng.expovariate(1 / 5)) + 1))
-        add_thread(rng.randrange(10), size, EPOCH + timedelta(minutes=rng.randrange(span_minutes)))
-    if total >= 10 * PROBE_SENDER_EMAILS:  # the probe sender: 1,000 emails on public lists
-        candidates = [i for i, m in enumerate(mails) if m.list_index != 9 and m.thread != 0]
-        for index in rng.sample(candidates, PROBE_SENDER_EMAILS):
-            mails[index].sender = n_senders
-    # Arrival order is date order, as in a live archive.
-    for new_id, index in enumerate(sorted(range(len(mails)), key=lambda i: (mails[i].date, i)), start=1):
-        mails[index].id = new_id
-    _write(engine, mails, thread_list, n_senders)
-    print(f"generated {len(mails):,} emails in {len(thread_list):,} threads; probe thread "
-          f"{id_hash(f'm{probe.members[0]}@bench.example')}", flush=True)
-
-
-def _preorder(thread: Thread, mails: list[Mail]) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for position, index in enumerate(thread.members):
-        if mails[index].parent is not None:
-            children.setdefault(mails[index].parent, []).append(position)
-    order, stack = [], [0]
-    while stack:
-        position = stack.pop()
-        order.append(thread.members[position])
-        kids = sorted(children.get(position, []), key=lambda p: mails[thread.members[p]].id)
-        stack.extend(reversed(kids))
-    return order
-
-
-def _write(engine: sa.Engine, mails: list[Mail], thread_list: list[Thread], n_senders: int) -> None:
-    created = datetime(2024, 1, 1)
-    with engine.begin() as conn:
-        conn.execute(mailing_lists.insert(), [
-            {"id": i + 1, "name": f"list{i}@bench.example", "archive_policy": "private" if i == 9 else "public",
-             "created_at": created} for i in range(10)])
-        addresses = [f"user{i}@bench.example" for i in range(n_senders)] + [PROBE_SENDER]
-        conn.execute(senders.insert(), [{"id": i + 1, "address": a, "mailman_id": mailman_id(a)}
-                                        for i, a in enumerate(addresses)])
-        thread_rows, email_rows = [], []
-        for number, thread in enumerate(thread_list, start=1):
-            order = _preorder(thread, mails)
-            root = mails[thread.members[0]]
-            last = max((mails[i] for i in thread.members), key=lambda m: m.id)
-            thread_rows.append({
-                "id": number, "list_id": thread.list_index + 1,
-                "thread_id": id_hash(f"m{thread.members[0]}@bench.example"),
-                "starting_email_id": root.id, "subject": f"Subject {number}", "date_active": last.date,
-                "emails_count": len(thread.members)})
-            for position, index in enumerate(order):
-                mail = mails[index]
-                message_id = f"m{index}@bench.example"
-                parent = None if mail.parent is None else thread.members[mail.parent]
-                email_rows.append({
-                    "id": mail.id, "list_id": mail.list_index + 1, "message_id": message_id,
-                    "message_id_hash": id_hash(message_id), "sender_id": mail.sender + 1,
-                    "sender_address": addresses[mail.sender], "sender_name": f"User {mail.sender}",
-                    "subject": f"Re: Subject {number}" if parent else f"Subject {number}",
-                    "content": "Some text of a message.\n" * 5, "date": mail.date, "archived_date": mail.date,
-                    "in_reply_to": None if parent is None else f"m{parent}@bench.example",
-                    "parent_id": None if parent is None else mails[parent].id,
-                    "thread_id": number, "thread_order": position, "thread_depth": 0})
-            if len(email_rows) >= 20000:  # written in batches: a million rows of dicts would not fit
-                conn.execute(threads.insert(), thread_rows)
-                conn.execute(emails.insert(), email_rows)
-                thread_rows, email_rows = [], []
-        if email_rows:
-            conn.execute(threads.insert(), thread_rows)
-            conn.execute(emails.insert(), email_rows)
-    if engine.dialect.name == "postgresql":
-        with engine.begin() as conn:  # ids were written explicitly: later inserts take the next ones
-            for table in ("attachments", "emails", "threads", "senders", "mailing_lists"):
-                conn.exec_driver_sql(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-                                     f"(SELECT coalesce(max(id), 0) + 1 FROM {table}), false)")
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.exec_driver_sql("VACUUM ANALYZE")
-    else:
-        # One big transaction leaves a WAL as large as the database, which every read would
-        # consult; a real import commits in batches and the WAL is checkpointed as it goes.
-        with engine.connect() as conn:
-            conn.exec_driver_sql("ANALYZE")
-            conn.commit()
-            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-
 
 # Measuring ---------------------------------------------------------------------------------------
 
@@ -205,6 +49,7 @@ def client_for(engine: sa.Engine, url: str) -> InProcess:
         def tune(dbapi_connection, _record):
             for pragma in SQLITE_PRAGMAS:
                 dbapi_connection.execute(f"PRAGMA {pragma}")
+
     return InProcess(create_app(Settings(database_url=url, base_url="http://bench.example"), engine=engine))
 
 
@@ -222,27 +67,27 @@ def timed(client: InProcess, path: str, repeat: int) -> dict:
     if isinstance(data, dict):
         data = data.get("results", [data])  # a page of results, or one object
     items = len(data)
-    return {"path": path, "items": items, "bytes": len(body),
-            "median_ms": round(statistics.median(samples), 2), "p95_ms": round(samples[int(len(samples) * .95)], 2)}
+    return {
+        "path": path,
+        "items": items,
+        "bytes": len(body),
+        "median_ms": round(statistics.median(samples), 2),
+        "p95_ms": round(samples[int(len(samples) * 0.95)], 2),
+    }
 
 
 def report(title: str, rows: list[dict], name: str) -> None:
-    lines = [label(f"**archive_read, {title}** — the app called in-process, one request at a time"), "",
-             "| request | items | bytes | median ms | p95 ms |", "|---|---:|---:|---:|---:|"]
-    lines += [f"| `{row['path']}` | {row['items']:,} | {row['bytes']:,} | {row['median_ms']} | {row['p95_ms']} |"
-              for row in rows]
+    lines = [
+        label(f"**archive_read, {title}** — the app called in-process, one request at a time"),
+        "",
+        "| request | items | bytes | median ms | p95 ms |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| `{row['path']}` | {row['items']:,} | {row['bytes']:,} | {row['median_ms']} | {row['p95_ms']} |"
+        for row in rows
+    ]
     write_out(f"archive_read_{name}.md", "\n".join(lines))
-
-
-def probe_paths(engine: sa.Engine) -> dict[str, str]:
-    with engine.connect() as conn:
-        thread_id = conn.execute(sa.select(threads.c.thread_id).where(threads.c.id == 1)).scalar_one()
-        has_probe_sender = conn.execute(sa.select(sa.func.count()).select_from(emails).join(
-            senders, senders.c.id == emails.c.sender_id).where(senders.c.address == PROBE_SENDER)).scalar_one()
-    paths = {"thread": f"/archive/api/list/{PROBE_LIST}/thread/{thread_id}/emails/"}
-    if has_probe_sender:
-        paths["sender"] = f"/archive/api/sender/{mailman_id(PROBE_SENDER)}/emails/"
-    return paths
 
 
 def run_generated(url: str, total: int, repeat: int, keep: bool) -> list[dict]:
@@ -255,25 +100,33 @@ def run_generated(url: str, total: int, repeat: int, keep: bool) -> list[dict]:
         print(f"written in {time.monotonic() - started:.0f} s", flush=True)
     client = client_for(engine, url)
     paths = probe_paths(engine)
-    rows = [timed(client, paths["thread"], repeat),
-            timed(client, paths["thread"].replace("/emails/", "/"), repeat)]
+    rows = [timed(client, paths["thread"], repeat), timed(client, paths["thread"].replace("/emails/", "/"), repeat)]
     if "sender" in paths:
-        rows += [timed(client, paths["sender"], repeat),
-                 timed(client, paths["sender"] + "?limit=20&offset=500", repeat)]
-    rows += [timed(client, f"/archive/api/list/{PROBE_LIST}/threads/?limit=20", repeat),
-             timed(client, f"/archive/api/list/{PROBE_LIST}/emails/?limit=20", repeat)]
+        rows += [
+            timed(client, paths["sender"], repeat),
+            timed(client, paths["sender"] + "?limit=20&offset=500", repeat),
+        ]
+    rows += [
+        timed(client, f"/archive/api/list/{PROBE_LIST}/threads/?limit=20", repeat),
+        timed(client, f"/archive/api/list/{PROBE_LIST}/emails/?limit=20", repeat),
+    ]
     count = _count(engine)
     with engine.connect() as conn:  # the last pages of the probe list
-        in_list = (sa.select(sa.func.count(threads.c.id), sa.func.sum(threads.c.emails_count))
-                   .join(mailing_lists, mailing_lists.c.id == threads.c.list_id)
-                   .where(mailing_lists.c.name == PROBE_LIST))
+        in_list = (
+            sa.select(sa.func.count(threads.c.id), sa.func.sum(threads.c.emails_count))
+            .join(mailing_lists, mailing_lists.c.id == threads.c.list_id)
+            .where(mailing_lists.c.name == PROBE_LIST)
+        )
         list_threads, list_emails = conn.execute(in_list).one()
     fewer = max(10, repeat // 5)
     rows.append(timed(client, f"/archive/api/list/{PROBE_LIST}/emails/?limit=20&offset={list_emails - 20}", fewer))
     rows.append(timed(client, f"/archive/api/list/{PROBE_LIST}/threads/?limit=20&offset={list_threads - 20}", fewer))
     tuning = f", PRAGMA {', '.join(SQLITE_PRAGMAS)}" if SQLITE_PRAGMAS and engine.dialect.name == "sqlite" else ""
-    report(f"generated archive, {count:,} emails ({engine.dialect.name}{tuning})", rows,
-           f"generated_{count}_{engine.dialect.name}{'_tuned' if tuning else ''}")
+    report(
+        f"generated archive, {count:,} emails ({engine.dialect.name}{tuning})",
+        rows,
+        f"generated_{count}_{engine.dialect.name}{'_tuned' if tuning else ''}",
+    )
     return rows
 
 
@@ -292,9 +145,13 @@ def compare_thread(small_url: str, large_url: str, repeat: int, rounds: int = 10
                 clients[side].get(paths[side])
                 samples[side].append((time.perf_counter() - started) * 1000)
     small, large = (statistics.median(side) for side in samples)
-    write_out("archive_read_scale.md", label(
-        f"**archive_read scale** — probe thread (300 emails), alternating rounds: {small:.2f} ms median on 1,000 "
-        f"emails, {large:.2f} ms on 1,000,000 emails: ratio {large / small:.2f} (target <= 1.5)"))
+    write_out(
+        "archive_read_scale.md",
+        label(
+            f"**archive_read scale** — probe thread (300 emails), alternating rounds: {small:.2f} ms median on 1,000 "
+            f"emails, {large:.2f} ms on 1,000,000 emails: ratio {large / small:.2f} (target <= 1.5)"
+        ),
+    )
 
 
 def _count(engine: sa.Engine) -> int:
@@ -304,6 +161,7 @@ def _count(engine: sa.Engine) -> int:
 
 def run_real(url: str, repeat: int) -> None:
     from sathub.archive.ingest.importer import import_archive
+
     engine = fresh_database(url)
     for path in sorted(MAIL.glob("*.mbox.gz")):
         print(import_archive(engine, path.name[: -len(".mbox.gz")], [path]).describe(), flush=True)
@@ -321,18 +179,31 @@ def measure_archive(engine: sa.Engine, url: str, repeat: int, title: str, name: 
         biggest = conn.execute(
             sa.select(mailing_lists.c.name, threads.c.thread_id)
             .join(mailing_lists, mailing_lists.c.id == threads.c.list_id)
-            .order_by(threads.c.emails_count.desc()).limit(1)).one()
-        per_sender = (sa.select(senders.c.mailman_id, sa.func.count().label("n"))
-                      .join(emails, emails.c.sender_id == senders.c.id).group_by(senders.c.mailman_id).subquery())
-        near_1000 = conn.execute(sa.select(per_sender.c.mailman_id).order_by(
-            sa.func.abs(per_sender.c.n - 1000)).limit(1)).scalar_one()
+            .order_by(threads.c.emails_count.desc())
+            .limit(1)
+        ).one()
+        per_sender = (
+            sa.select(senders.c.mailman_id, sa.func.count().label("n"))
+            .join(emails, emails.c.sender_id == senders.c.id)
+            .group_by(senders.c.mailman_id)
+            .subquery()
+        )
+        near_1000 = conn.execute(
+            sa.select(per_sender.c.mailman_id).order_by(sa.func.abs(per_sender.c.n - 1000)).limit(1)
+        ).scalar_one()
         busiest, busiest_count = conn.execute(
-            sa.select(per_sender.c.mailman_id, per_sender.c.n).order_by(per_sender.c.n.desc()).limit(1)).one()
+            sa.select(per_sender.c.mailman_id, per_sender.c.n).order_by(per_sender.c.n.desc()).limit(1)
+        ).one()
         per_list = conn.execute(
-            sa.select(mailing_lists.c.name, sa.func.count(threads.c.id).label("threads"),
-                      sa.func.sum(threads.c.emails_count).label("emails"))
+            sa.select(
+                mailing_lists.c.name,
+                sa.func.count(threads.c.id).label("threads"),
+                sa.func.sum(threads.c.emails_count).label("emails"),
+            )
             .join(threads, threads.c.list_id == mailing_lists.c.id)
-            .group_by(mailing_lists.c.name).order_by(sa.desc("emails"))).all()
+            .group_by(mailing_lists.c.name)
+            .order_by(sa.desc("emails"))
+        ).all()
     big = per_list[0]
     client = client_for(engine, url)
     rows = [
@@ -344,13 +215,14 @@ def measure_archive(engine: sa.Engine, url: str, repeat: int, title: str, name: 
         timed(client, f"/archive/api/list/{big.name}/threads/?limit=20", repeat),
         timed(client, f"/archive/api/list/{big.name}/threads/?limit=20&offset={big.threads - 20}", repeat),
         timed(client, f"/archive/api/list/{big.name}/emails/?limit=20", repeat),
-        timed(client, f"/archive/api/list/{big.name}/emails/?limit=20&offset={big.emails - 20}",
-              max(10, repeat // 5)),
+        timed(client, f"/archive/api/list/{big.name}/emails/?limit=20&offset={big.emails - 20}", max(10, repeat // 5)),
     ]
     if len(per_list) > 1:
         second = per_list[1].name
-        rows += [timed(client, f"/archive/api/list/{second}/threads/", max(10, repeat // 10)),
-                 timed(client, f"/archive/api/list/{second}/emails/", max(10, repeat // 10))]
+        rows += [
+            timed(client, f"/archive/api/list/{second}/threads/", max(10, repeat // 10)),
+            timed(client, f"/archive/api/list/{second}/emails/", max(10, repeat // 10)),
+        ]
     rows.append(timed(client, "/archive/api/lists/", repeat))
     report(title, rows, name)
 
@@ -364,8 +236,12 @@ def main() -> None:
     parser.add_argument("--emails", type=int, default=100_000, help="size of the generated archive")
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--keep", action="store_true", help="reuse a generated database that already has emails")
-    parser.add_argument("--sqlite-pragma", action="append", default=[],
-                        help="e.g. mmap_size=268435456, applied to each SQLite connection of the app")
+    parser.add_argument(
+        "--sqlite-pragma",
+        action="append",
+        default=[],
+        help="e.g. mmap_size=268435456, applied to each SQLite connection of the app",
+    )
     args = parser.parse_args()
     SQLITE_PRAGMAS.extend(args.sqlite_pragma)
     OUT.mkdir(parents=True, exist_ok=True)
@@ -373,12 +249,17 @@ def main() -> None:
         run_real(args.database_url or f"sqlite:///{OUT}/archive_real.db", args.repeat)
     elif args.mode == "existing":
         engine = db.create_engine(args.database_url)
-        measure_archive(engine, args.database_url, args.repeat,
-                        f"{engine.url.database.rsplit('/', 1)[-1]} ({engine.dialect.name})",
-                        f"existing_{engine.dialect.name}")
+        measure_archive(
+            engine,
+            args.database_url,
+            args.repeat,
+            f"{engine.url.database.rsplit('/', 1)[-1]} ({engine.dialect.name})",
+            f"existing_{engine.dialect.name}",
+        )
     elif args.mode == "generated":
-        run_generated(args.database_url or f"sqlite:///{OUT}/archive_{args.emails}.db", args.emails,
-                      args.repeat, args.keep)
+        run_generated(
+            args.database_url or f"sqlite:///{OUT}/archive_{args.emails}.db", args.emails, args.repeat, args.keep
+        )
     else:
         run_generated(args.database_url_small, 1000, args.repeat, args.keep)
         run_generated(args.database_url_large, 1_000_000, args.repeat, args.keep)

@@ -27,21 +27,38 @@ DEFAULT = f"sqlite:///{OUT / 'archive_import_corpus.db'}"
 
 def extremes(conn) -> dict[str, dict]:
     """{'small': {...}, 'large': {...}}: a list, one of its threads, one of its emails and a sender."""
-    per_list = (sa.select(mailing_lists.c.id, mailing_lists.c.name, sa.func.count().label("n"))
-                .join(emails, emails.c.list_id == mailing_lists.c.id).group_by(mailing_lists.c.id, mailing_lists.c.name)
-                .order_by("n"))
+    per_list = (
+        sa.select(mailing_lists.c.id, mailing_lists.c.name, sa.func.count().label("n"))
+        .join(emails, emails.c.list_id == mailing_lists.c.id)
+        .group_by(mailing_lists.c.id, mailing_lists.c.name)
+        .order_by("n")
+    )
     lists = conn.execute(per_list).all()
-    per_sender = (sa.select(senders.c.mailman_id, sa.func.count().label("n"))
-                  .join(emails, emails.c.sender_id == senders.c.id).group_by(senders.c.mailman_id).order_by("n"))
+    per_sender = (
+        sa.select(senders.c.mailman_id, sa.func.count().label("n"))
+        .join(emails, emails.c.sender_id == senders.c.id)
+        .group_by(senders.c.mailman_id)
+        .order_by("n")
+    )
     sender_rows = conn.execute(per_sender).all()
     cases = {}
     for size, list_row, sender in (("small", lists[0], sender_rows[0]), ("large", lists[-1], sender_rows[-1])):
         order = threads.c.emails_count if size == "small" else threads.c.emails_count.desc()
-        thread = conn.execute(sa.select(threads.c.thread_id, threads.c.emails_count)
-                              .where(threads.c.list_id == list_row.id).order_by(order).limit(1)).one()
-        cases[size] = {"list": list_row.name, "list_emails": list_row.n, "thread": thread.thread_id,
-                        "thread_emails": thread.emails_count, "email": thread.thread_id,
-                        "sender": sender.mailman_id, "sender_emails": sender.n}
+        thread = conn.execute(
+            sa.select(threads.c.thread_id, threads.c.emails_count)
+            .where(threads.c.list_id == list_row.id)
+            .order_by(order)
+            .limit(1)
+        ).one()
+        cases[size] = {
+            "list": list_row.name,
+            "list_emails": list_row.n,
+            "thread": thread.thread_id,
+            "thread_emails": thread.emails_count,
+            "email": thread.thread_id,
+            "sender": sender.mailman_id,
+            "sender_emails": sender.n,
+        }
     return cases
 
 
@@ -75,11 +92,17 @@ def main() -> None:
 
     client = InProcess(create_app(Settings(database_url=url, base_url="http://x"), engine=engine))
     small, large = cases["small"], cases["large"]
-    lines = [label(f"**archive_sql, {backend_of(url)}** — statements per request; small = list {small['list']} "
-                   f"({small['list_emails']:,} emails), a thread of {small['thread_emails']}, a sender of "
-                   f"{small['sender_emails']}; large = list {large['list']} ({large['list_emails']:,} emails), a "
-                   f"thread of {large['thread_emails']}, a sender of {large['sender_emails']:,}"), "",
-             "| request | statements, small | statements, large | equal |", "|---|---:|---:|:-:|"]
+    lines = [
+        label(
+            f"**archive_sql, {backend_of(url)}** — statements per request; small = list {small['list']} "
+            f"({small['list_emails']:,} emails), a thread of {small['thread_emails']}, a sender of "
+            f"{small['sender_emails']}; large = list {large['list']} ({large['list_emails']:,} emails), a "
+            f"thread of {large['thread_emails']}, a sender of {large['sender_emails']:,}"
+        ),
+        "",
+        "| request | statements, small | statements, large | equal |",
+        "|---|---:|---:|:-:|",
+    ]
     for name, path in REQUESTS.items():
         counts = []
         for case in (small, large):

@@ -24,12 +24,13 @@ class HttpConnection:
             self.writer.close()
             try:
                 await self.writer.wait_closed()
-            except Exception:  # noqa: BLE001  (closed by the server already)
+            except Exception:  # closed by the server already
                 pass
         self.reader = self.writer = None
 
-    async def request(self, method: str, path: str, body: bytes = b"", headers: dict | None = None,
-                      timeout: float = 10) -> tuple[int, dict, bytes]:
+    async def request(
+        self, method: str, path: str, body: bytes = b"", headers: dict | None = None, timeout: float = 10
+    ) -> tuple[int, dict, bytes]:
         try:
             return await asyncio.wait_for(self._request(method, path, body, headers or {}), timeout)
         except (OSError, asyncio.IncompleteReadError, TimeoutError, HttpError, ValueError) as error:
@@ -72,14 +73,25 @@ async def asgi_get(app, path: str, headers: list[tuple[bytes, bytes]] = ()) -> t
     return await asgi_request(app, "GET", path, headers=headers)
 
 
-async def asgi_request(app, method: str, path: str, body: bytes = b"",
-                       headers: list[tuple[bytes, bytes]] = ()) -> tuple[int, bytes]:
+async def asgi_request(
+    app, method: str, path: str, body: bytes = b"", headers: list[tuple[bytes, bytes]] = ()
+) -> tuple[int, bytes]:
     """One request to the ASGI `app`, called in this process: (status, body)."""
     route, _, query = path.partition("?")
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
-             "path": route, "raw_path": route.encode(), "root_path": "", "query_string": query.encode(),
-             "headers": list(headers) or [(b"host", b"bench.example")], "client": ("127.0.0.1", 1),
-             "server": ("bench.example", 80)}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": route,
+        "raw_path": route.encode(),
+        "root_path": "",
+        "query_string": query.encode(),
+        "headers": list(headers) or [(b"host", b"bench.example")],
+        "client": ("127.0.0.1", 1),
+        "server": ("bench.example", 80),
+    }
     status, answer = [], []
 
     async def receive():

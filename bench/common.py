@@ -33,6 +33,7 @@ HTTP_PROTOCOL = "sathub.server.http_protocol:GuardedHttpToolsProtocol"
 
 # Databases ---------------------------------------------------------------------------------------
 
+
 def pg_url(database: str) -> str:
     return f"{PG_SERVER}/{database}"
 
@@ -72,8 +73,12 @@ def database_exists(url: str) -> bool:
     admin = sa.create_engine(parsed.set(database="postgres"))
     try:
         with admin.connect() as conn:
-            return conn.execute(sa.text("SELECT 1 FROM pg_database WHERE datname = :name"),
-                                {"name": parsed.database}).first() is not None
+            return (
+                conn.execute(
+                    sa.text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": parsed.database}
+                ).first()
+                is not None
+            )
     finally:
         admin.dispose()
 
@@ -114,6 +119,7 @@ def report_count(url: str) -> int:
 
 # Servers -----------------------------------------------------------------------------------------
 
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -130,23 +136,71 @@ class Server:
         self.base = f"http://127.0.0.1:{port}"
 
     @classmethod
-    def sathub(cls, database_url: str, *, workers: int = 2, port: int | None = None, log: str = "server",
-               env: dict | None = None) -> Server:
+    def sathub(
+        cls,
+        database_url: str,
+        *,
+        workers: int = 2,
+        port: int | None = None,
+        log: str = "server",
+        env: dict | None = None,
+    ) -> Server:
         """`sathub serve` as deployed, but for one setting: the limit of report POSTs per client
         address and minute is off, since a benchmark's clients, all on 127.0.0.1, stand for many."""
         port = port or free_port()
-        return cls([sys.executable, "-m", "sathub", "serve", "--host", "127.0.0.1", "--port", str(port),
-                    "--workers", str(workers), "--database-url", database_url], port, OUT / f"{log}.log",
-                   {"SATHUB_LOG_LEVEL": "warning", "SATHUB_API_RATE_PER_MINUTE": "0", **(env or {})})
+        return cls(
+            [
+                sys.executable,
+                "-m",
+                "sathub",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--workers",
+                str(workers),
+                "--database-url",
+                database_url,
+            ],
+            port,
+            OUT / f"{log}.log",
+            {"SATHUB_LOG_LEVEL": "warning", "SATHUB_API_RATE_PER_MINUTE": "0", **(env or {})},
+        )
 
     @classmethod
     def uvicorn(cls, factory: str, *, workers: int = 2, log: str, env: dict) -> Server:
         """An app factory (`bench.module:create`) under the uvicorn settings `sathub serve` uses."""
         port = free_port()
-        return cls([sys.executable, "-m", "uvicorn", "--app-dir", str(ROOT), "--factory", factory,
-                    "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers), "--loop", "uvloop",
-                    "--http", HTTP_PROTOCOL, "--no-access-log", "--no-server-header", "--proxy-headers",
-                    "--log-level", "warning"], port, OUT / f"{log}.log", env)
+        return cls(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "--app-dir",
+                str(ROOT),
+                "--factory",
+                factory,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--workers",
+                str(workers),
+                "--loop",
+                "uvloop",
+                "--http",
+                HTTP_PROTOCOL,
+                "--no-access-log",
+                "--no-server-header",
+                "--proxy-headers",
+                "--log-level",
+                "warning",
+            ],
+            port,
+            OUT / f"{log}.log",
+            env,
+        )
 
     @property
     def pid(self) -> int:
@@ -155,8 +209,14 @@ class Server:
     def start(self) -> Server:
         OUT.mkdir(parents=True, exist_ok=True)
         with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(self.command, env={**os.environ, **self.env}, cwd=ROOT, stdout=log,
-                                            stderr=subprocess.STDOUT, start_new_session=True)
+            self.process = subprocess.Popen(
+                self.command,
+                env={**os.environ, **self.env},
+                cwd=ROOT,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         return self
 
     def wait_up(self, path: str = "/api/v1/statuses.php", timeout: float = 60) -> float:
@@ -208,10 +268,25 @@ def require_wrk() -> None:
         sys.exit("wrk is missing: apt-get install -y wrk")
 
 
-def wrk_command(url: str, seconds: float, connections: int = 64, *, threads: int = 1, headers: tuple = (),
-                script: str | None = None, script_args: tuple = ()) -> list[str]:
-    command = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--latency",
-               "--timeout", "5s"]  # wrk takes whole seconds
+def wrk_command(
+    url: str,
+    seconds: float,
+    connections: int = 64,
+    *,
+    threads: int = 1,
+    headers: tuple = (),
+    script: str | None = None,
+    script_args: tuple = (),
+) -> list[str]:
+    command = [
+        "wrk",
+        f"-t{threads}",
+        f"-c{connections}",
+        f"-d{max(1, round(seconds))}s",
+        "--latency",
+        "--timeout",
+        "5s",
+    ]  # wrk takes whole seconds
     for header in headers:
         command += ["-H", header]
     if script:
@@ -234,13 +309,19 @@ def parse_wrk(text: str) -> dict:
 
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
     sockets = re.search(r"Socket errors: (.*)", text)
-    return {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)), "p50": latency("50"),
-            "p99": latency("99"), "requests": int(re.search(r"(\d+) requests in", text).group(1)),
-            "errors": int(errors.group(1)) if errors else 0, "socket": sockets.group(1) if sockets else "",
-            "text": text}
+    return {
+        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)),
+        "p50": latency("50"),
+        "p99": latency("99"),
+        "requests": int(re.search(r"(\d+) requests in", text).group(1)),
+        "errors": int(errors.group(1)) if errors else 0,
+        "socket": sockets.group(1) if sockets else "",
+        "text": text,
+    }
 
 
 # CPU time: per request, a figure the machine's other jobs disturb far less than req/s -------------
+
 
 def group_cpu_seconds(pgid: int) -> float:
     """CPU time used so far by the processes of a process group (a server and its workers)."""
@@ -267,6 +348,7 @@ def _cpu_seconds(counted) -> float:
 
 # What a result is labelled with -------------------------------------------------------------------
 
+
 def code_version() -> str:
     """The commit the run measured (others commit to the same tree while benchmarks run)."""
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
@@ -292,8 +374,9 @@ def database_facts(url: str) -> str:
     try:
         with engine.connect() as conn:
             reports = conn.execute(sa.text("SELECT count(*) FROM reports")).scalar()
-            version = conn.execute(sa.text(
-                "SELECT sqlite_version()" if engine.dialect.name == "sqlite" else "SHOW server_version")).scalar()
+            version = conn.execute(
+                sa.text("SELECT sqlite_version()" if engine.dialect.name == "sqlite" else "SHOW server_version")
+            ).scalar()
     finally:
         engine.dispose()
     return f"{engine.dialect.name} {version.split()[0]}, {reports:,} reports"
@@ -307,7 +390,7 @@ def percentile(values: list[float], p: float) -> float:
     if not values:
         return float("nan")
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 def write_out(name: str, text: str) -> Path:

@@ -46,19 +46,40 @@ def status_steps(backend: str, quick: bool, duration: int, rounds: int) -> list[
 def archive_steps(backend: str, quick: bool) -> list[list[str]]:
     emails, repeat = (20_000, "20") if quick else (100_000, "100")
     if backend == "sqlite":
-        corpus, generated, live = (f"sqlite:///{OUT / name}.db"
-                                   for name in ("archive_import_corpus", f"archive_{emails}", "archive_live"))
+        corpus, generated, live = (
+            f"sqlite:///{OUT / name}.db" for name in ("archive_import_corpus", f"archive_{emails}", "archive_live")
+        )
     else:
-        corpus, generated, live = (pg_url(f"sathub_bench_archive_{name}")
-                                   for name in ("corpus", f"generated_{emails}", "live"))
+        corpus, generated, live = (
+            pg_url(f"sathub_bench_archive_{name}") for name in ("corpus", f"generated_{emails}", "live")
+        )
     steps = [
         ["archive_import", "corpus", "--database-url", corpus],
         ["archive_sql", corpus],
         ["archive_read", "existing", "--database-url", corpus, "--repeat", repeat],
-        ["archive_read", "generated", "--emails", str(emails), "--keep", "--database-url", generated,
-         "--repeat", repeat],
-        ["archive_live", "--database-url", live, "--keep", "--emails", str(emails),
-         "--seconds", "3" if quick else "10", "--idle-seconds", "3" if quick else "5"],
+        [
+            "archive_read",
+            "generated",
+            "--emails",
+            str(emails),
+            "--keep",
+            "--database-url",
+            generated,
+            "--repeat",
+            repeat,
+        ],
+        [
+            "archive_live",
+            "--database-url",
+            live,
+            "--keep",
+            "--emails",
+            str(emails),
+            "--seconds",
+            "3" if quick else "10",
+            "--idle-seconds",
+            "3" if quick else "5",
+        ],
     ]
     if backend == "sqlite":  # the import of a generated archive: the rate target is SQLite's
         mbox = OUT / f"archive_import_{emails}.mbox.gz"
@@ -85,8 +106,10 @@ def faults_steps(postgres: bool, quick: bool) -> list[list[str]]:
 def gather(since: float, suite: str) -> str:
     """The result tables written during this run, in the order they were written (query plans left
     out: they stay in their own files)."""
-    written = sorted((path for path in OUT.glob("*.md") if path.stat().st_mtime >= since
-                      and not path.name.startswith("summary_")), key=lambda path: path.stat().st_mtime)
+    written = sorted(
+        (path for path in OUT.glob("*.md") if path.stat().st_mtime >= since and not path.name.startswith("summary_")),
+        key=lambda path: path.stat().st_mtime,
+    )
     parts = [path.read_text(encoding="utf-8").split("\n### Query plans")[0].strip() for path in written]
     text = "\n\n".join(f"<!-- bench/out/{path.name} -->\n{part}" for path, part in zip(written, parts, strict=True))
     (OUT / f"summary_{suite}.md").write_text(text + "\n", encoding="utf-8")
@@ -116,8 +139,11 @@ def main() -> int:
             steps += faults_steps("postgresql" in backends, args.quick)
             continue
         for backend in backends:
-            steps += (status_steps(backend, args.quick, args.duration, args.rounds) if suite == "status"
-                      else archive_steps(backend, args.quick))
+            steps += (
+                status_steps(backend, args.quick, args.duration, args.rounds)
+                if suite == "status"
+                else archive_steps(backend, args.quick)
+            )
 
     OUT.mkdir(parents=True, exist_ok=True)
     began, failed = time.time(), []

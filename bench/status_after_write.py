@@ -72,13 +72,20 @@ async def measure(port: int, path: str, headers: dict, seconds: float, readers: 
         await pause(every / 2)
         while not stop.is_set():
             number += 1
-            body = json.dumps({"name": "AO-91", "report": "Heard", "callsign": f"Z{number % 10}AW{number % 26:02d}",
-                               "grid_square": "EM48",
-                               "reported_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}).encode()
+            body = json.dumps(
+                {
+                    "name": "AO-91",
+                    "report": "Heard",
+                    "callsign": f"Z{number % 10}AW{number % 26:02d}",
+                    "grid_square": "EM48",
+                    "reported_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                }
+            ).encode()
             sent = time.monotonic()
             try:
-                status, _, _ = await conn.request("POST", "/api/v1/reports.php", body,
-                                                  {"Content-Type": "application/json"})
+                status, _, _ = await conn.request(
+                    "POST", "/api/v1/reports.php", body, {"Content-Type": "application/json"}
+                )
             except HttpError as error:
                 failures.append(f"POST {error}")
                 continue
@@ -97,8 +104,13 @@ async def measure(port: int, path: str, headers: dict, seconds: float, readers: 
     for sent, ms in reads:
         near = any(w_sent <= sent < acked + AFTER for w_sent, acked in writes)
         (after if near else other).append(ms)
-    return {"after": after, "other": other, "writes": writes, "failures": failures,
-            "rps": len(reads) / (time.monotonic() - began)}
+    return {
+        "after": after,
+        "other": other,
+        "writes": writes,
+        "failures": failures,
+        "rps": len(reads) / (time.monotonic() - began),
+    }
 
 
 def main() -> None:
@@ -108,31 +120,41 @@ def main() -> None:
     parser.add_argument("--write-every", type=float, default=2.0, help="seconds between two writes")
     parser.add_argument("--readers", type=int, default=16, help="reading connections (closed loop)")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--only", action="append", metavar="LABEL",
-                        help="only the reads whose label contains LABEL (repeatable); `page` for the status page")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="LABEL",
+        help="only the reads whose label contains LABEL (repeatable); `page` for the status page",
+    )
     args = parser.parse_args()
     reads = [r for r in [*READS, PAGE] if any(part in r[0] for part in args.only)] if args.only else READS
     backend = backend_of(args.database_url)
     facts = database_facts(args.database_url)
-    lines = [label(f"**status_after_write, {facts}** — `sathub serve --workers {args.workers}`; "
-                   f"{args.readers} reading connections (closed loop) for {args.duration:g} s per read while one "
-                   f"more POSTs a report every {args.write_every:g} s; reads grouped by when they were sent: "
-                   f"from a POST until {AFTER:g} s after its 201, or other"), "",
-             "| read | reads/s | writes | reads after a write | p50 ms | p99 ms | max ms | other reads | p50 ms "
-             "| p99 ms | max ms | failures |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        label(
+            f"**status_after_write, {facts}** — `sathub serve --workers {args.workers}`; "
+            f"{args.readers} reading connections (closed loop) for {args.duration:g} s per read while one "
+            f"more POSTs a report every {args.write_every:g} s; reads grouped by when they were sent: "
+            f"from a POST until {AFTER:g} s after its 201, or other"
+        ),
+        "",
+        "| read | reads/s | writes | reads after a write | p50 ms | p99 ms | max ms | other reads | p50 ms "
+        "| p99 ms | max ms | failures |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     with Server.sathub(args.database_url, workers=args.workers, log=f"status_after_write_{backend}") as server:
         server.wait_up("/api/v1/health.php")
         for name, path, headers in reads:
             with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
                 runner.run(measure(server.port, path, headers, 1, args.readers, None))  # warm-up, no write
-                result = runner.run(measure(server.port, path, headers, args.duration, args.readers,
-                                            args.write_every))
+                result = runner.run(measure(server.port, path, headers, args.duration, args.readers, args.write_every))
             after, other = result["after"], result["other"]
-            line = (f"| `{path}` | {result['rps']:,.0f} | {len(result['writes'])} | {len(after):,} | "
-                    f"{percentile(after, 50):.1f} | {percentile(after, 99):.1f} | {max(after, default=0):.1f} | "
-                    f"{len(other):,} | {percentile(other, 50):.1f} | {percentile(other, 99):.1f} | "
-                    f"{max(other, default=0):.1f} | {len(result['failures'])} |")
+            line = (
+                f"| `{path}` | {result['rps']:,.0f} | {len(result['writes'])} | {len(after):,} | "
+                f"{percentile(after, 50):.1f} | {percentile(after, 99):.1f} | {max(after, default=0):.1f} | "
+                f"{len(other):,} | {percentile(other, 50):.1f} | {percentile(other, 99):.1f} | "
+                f"{max(other, default=0):.1f} | {len(result['failures'])} |"
+            )
             print(name, line, flush=True)
             if result["failures"]:
                 print(name, "failures (first 5):", result["failures"][:5], flush=True)

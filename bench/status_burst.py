@@ -61,8 +61,15 @@ def prepare(engine, instant: datetime) -> None:
         conn.execute(sa.text(f"DELETE FROM reports WHERE {OURS}"))
         for slot in range(500):
             report_store.insert_or_replace_report(
-                conn, name="AO-91", day=instant.date(), hour=instant.hour, period=period_of_minute(instant.minute),
-                callsign=hot_callsign(slot), report="Heard", grid_square="EM48")
+                conn,
+                name="AO-91",
+                day=instant.date(),
+                hour=instant.hour,
+                period=period_of_minute(instant.minute),
+                callsign=hot_callsign(slot),
+                report="Heard",
+                grid_square="EM48",
+            )
 
 
 def counts(engine) -> tuple[int, int]:
@@ -78,8 +85,9 @@ def revision(engine) -> int:
 
 
 def burst(base: str, seconds: int, connections: int, instant: str) -> tuple[dict, int, int]:
-    command = wrk_command(f"{base}/api/v1/reports.php", seconds, connections, script="status_burst.lua",
-                          script_args=(instant,))
+    command = wrk_command(
+        f"{base}/api/v1/reports.php", seconds, connections, script="status_burst.lua", script_args=(instant,)
+    )
     wrk = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     time.sleep(seconds / 2)
     spread = connections_per_worker(int(base.rsplit(":", 1)[1]), wrk.pid)
@@ -115,16 +123,24 @@ def main() -> None:
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--duration", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--warmup", type=int, default=2,
-                        help="seconds of POSTs before the first round, not measured: a server that has written "
-                             "before, with its database connections open, as a burst after a pass finds it")
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=2,
+        help="seconds of POSTs before the first round, not measured: a server that has written "
+        "before, with its database connections open, as a burst after a pass finds it",
+    )
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-reads", action="store_true", help="the burst alone, without the summary.php reader")
-    parser.add_argument("--no-writes", action="store_true",
-                        help="the reader alone, no burst: the read p99 to compare the burst's with")
-    parser.add_argument("--read-path", default="/api/v1/summary.php?hours=24",
-                        help="what the reader GETs (statuses.php: an answer that needs no database)")
+    parser.add_argument(
+        "--no-writes", action="store_true", help="the reader alone, no burst: the read p99 to compare the burst's with"
+    )
+    parser.add_argument(
+        "--read-path",
+        default="/api/v1/summary.php?hours=24",
+        help="what the reader GETs (statuses.php: an answer that needs no database)",
+    )
     args = parser.parse_args()
     require_wrk()
     backend = backend_of(args.database_url)
@@ -151,50 +167,82 @@ def main() -> None:
         for _ in range(args.rounds):
             instant = prepared_instant()
             cpu, moves = cpu_now(), revision(engine)
-            reads = None if args.no_reads else subprocess.Popen(
-                wrk_command(f"{base}{args.read_path}", args.duration, 4), stdout=subprocess.PIPE, text=True)
+            reads = (
+                None
+                if args.no_reads
+                else subprocess.Popen(
+                    wrk_command(f"{base}{args.read_path}", args.duration, 4), stdout=subprocess.PIPE, text=True
+                )
+            )
             if args.no_writes:
-                writes, hot_sent, new_sent = {"rps": 0.0, "p50": 0.0, "p99": 0.0, "errors": 0, "requests": 0,
-                                              "spread": ""}, 0, 0
+                writes, hot_sent, new_sent = (
+                    {"rps": 0.0, "p50": 0.0, "p99": 0.0, "errors": 0, "requests": 0, "spread": ""},
+                    0,
+                    0,
+                )
             else:
                 writes, hot_sent, new_sent = burst(base, args.duration, args.connections, instant)
-            read = (parse_wrk(reads.communicate()[0]) if reads
-                    else {"rps": 0.0, "p99": 0.0, "errors": 0, "requests": 0})
+            read = parse_wrk(reads.communicate()[0]) if reads else {"rps": 0.0, "p99": 0.0, "errors": 0, "requests": 0}
             served = max(writes["requests"] + read["requests"], 1)
             cpu_us = [(now - before) * 1e6 / served for now, before in zip(cpu_now(), cpu, strict=True)]
             moves = revision(engine) - moves
             new_rows, hot_rows = counts(engine)
-            rows.append({**writes, "hot": hot_sent, "new": new_sent, "new_rows": new_rows, "hot_rows": hot_rows,
-                         "read_rps": read["rps"], "read_p99": read["p99"], "read_errors": read["errors"],
-                         "cpu_us": cpu_us, "per_move": writes["requests"] / max(moves, 1)})
+            rows.append(
+                {
+                    **writes,
+                    "hot": hot_sent,
+                    "new": new_sent,
+                    "new_rows": new_rows,
+                    "hot_rows": hot_rows,
+                    "read_rps": read["rps"],
+                    "read_p99": read["p99"],
+                    "read_errors": read["errors"],
+                    "cpu_us": cpu_us,
+                    "per_move": writes["requests"] / max(moves, 1),
+                }
+            )
     finally:
         server.stop()
         engine.dispose()
 
-    what = (f"**status_burst, {facts}** — `sathub serve --workers {args.workers}`; wrk -t1 -c{args.connections} "
-            f"-d{args.duration}s POSTs (30 % into existing slots)"
-            + (" alone" if args.no_reads else f" while wrk -c4 reads {args.read_path}"))
+    what = (
+        f"**status_burst, {facts}** — `sathub serve --workers {args.workers}`; wrk -t1 -c{args.connections} "
+        f"-d{args.duration}s POSTs (30 % into existing slots)"
+        + (" alone" if args.no_reads else f" while wrk -c4 reads {args.read_path}")
+    )
     warmed = args.warmup and not args.no_writes
-    notes = ((" **No POSTs: the reader alone.**" if args.no_writes else "")
-             + (f" {args.warmup} s of POSTs before round 1, not measured." if warmed else "")
-             + " CPU: the server's processes" + (" / PostgreSQL's" if postgres else "")
-             + ", per request served (POSTs and reads)."
-             + (" POSTs/move: POSTs per move of the data revision, which moves once per statement that writes "
-                "reports (about once per group-commit transaction)." if postgres else ""))
-    lines = [label(what) + notes, "",
-             "| round | POST/s | p50 ms | p99 ms | non-2xx | new slots sent / rows | hot sent / rows (500) "
-             "| reads/s | read p99 ms | CPU µs/req |" + (" POSTs/move |" if postgres else "")
-             + " POST conns per worker |",
-             "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if postgres else "") + "---|"]
+    notes = (
+        (" **No POSTs: the reader alone.**" if args.no_writes else "")
+        + (f" {args.warmup} s of POSTs before round 1, not measured." if warmed else "")
+        + " CPU: the server's processes"
+        + (" / PostgreSQL's" if postgres else "")
+        + ", per request served (POSTs and reads)."
+        + (
+            " POSTs/move: POSTs per move of the data revision, which moves once per statement that writes "
+            "reports (about once per group-commit transaction)."
+            if postgres
+            else ""
+        )
+    )
+    lines = [
+        label(what) + notes,
+        "",
+        "| round | POST/s | p50 ms | p99 ms | non-2xx | new slots sent / rows | hot sent / rows (500) "
+        "| reads/s | read p99 ms | CPU µs/req |" + (" POSTs/move |" if postgres else "") + " POST conns per worker |",
+        "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if postgres else "") + "---|",
+    ]
     for number, row in enumerate(rows, 1):
         # Requests still in flight when wrk stops (at most one per connection) may or may not be stored.
         complete = row["new"] - args.connections <= row["new_rows"] <= row["new"]
         stored = "ok" if row["errors"] == 0 and complete and row["hot_rows"] == 500 else "**LOST**"
-        lines.append(f"| {number} | {row['rps']:,.0f} | {row['p50']:.1f} | {row['p99']:.1f} | {row['errors']} "
-                     f"| {row['new']:,} / {row['new_rows']:,} {stored} | {row['hot']:,} / {row['hot_rows']} "
-                     f"| {row['read_rps']:,.0f} | {row['read_p99']:.1f} "
-                     f"| {' / '.join(f'{us:.0f}' for us in row['cpu_us'][:2 if postgres else 1])} |"
-                     + (f" {row['per_move']:.1f} |" if postgres else "") + f" {row['spread']} |")
+        lines.append(
+            f"| {number} | {row['rps']:,.0f} | {row['p50']:.1f} | {row['p99']:.1f} | {row['errors']} "
+            f"| {row['new']:,} / {row['new_rows']:,} {stored} | {row['hot']:,} / {row['hot_rows']} "
+            f"| {row['read_rps']:,.0f} | {row['read_p99']:.1f} "
+            f"| {' / '.join(f'{us:.0f}' for us in row['cpu_us'][: 2 if postgres else 1])} |"
+            + (f" {row['per_move']:.1f} |" if postgres else "")
+            + f" {row['spread']} |"
+        )
     suffix = "_alone" if args.no_reads else "_reads_alone" if args.no_writes else ""
     write_out(f"status_burst_{backend}{suffix}.md", "\n".join(lines))
 

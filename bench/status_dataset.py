@@ -56,23 +56,95 @@ REPORT_WEIGHTS = {"Heard": 0.78, "Telemetry Only": 0.08, "Not Heard": 0.14}
 ISS_REPORT_WEIGHTS = {"Heard": 0.55, "Telemetry Only": 0.05, "Not Heard": 0.15, "Crew Active": 0.25}
 
 # (prefix pattern, weight): roughly the mix of a real satellite-operator population.
-PREFIXES = [("K", 8), ("W", 8), ("N", 6), ("A", 3), ("KB", 2), ("KD", 2), ("KE", 2), ("KC", 2),
-            ("VE", 3), ("G", 3), ("M", 2), ("DL", 4), ("DK", 2), ("F", 3), ("EA", 3), ("I", 2),
-            ("IK", 2), ("PA", 2), ("ON", 1), ("OH", 1), ("SP", 2), ("OK", 1), ("HA", 1), ("YO", 1),
-            ("JA", 3), ("JH", 2), ("VK", 2), ("ZL", 1), ("PY", 2), ("LU", 1), ("XE", 1), ("CT", 1),
-            ("EI", 1), ("LA", 1), ("SM", 1), ("OZ", 1), ("9A", 1), ("S5", 1), ("UA", 2), ("BG", 1)]
+PREFIXES = [
+    ("K", 8),
+    ("W", 8),
+    ("N", 6),
+    ("A", 3),
+    ("KB", 2),
+    ("KD", 2),
+    ("KE", 2),
+    ("KC", 2),
+    ("VE", 3),
+    ("G", 3),
+    ("M", 2),
+    ("DL", 4),
+    ("DK", 2),
+    ("F", 3),
+    ("EA", 3),
+    ("I", 2),
+    ("IK", 2),
+    ("PA", 2),
+    ("ON", 1),
+    ("OH", 1),
+    ("SP", 2),
+    ("OK", 1),
+    ("HA", 1),
+    ("YO", 1),
+    ("JA", 3),
+    ("JH", 2),
+    ("VK", 2),
+    ("ZL", 1),
+    ("PY", 2),
+    ("LU", 1),
+    ("XE", 1),
+    ("CT", 1),
+    ("EI", 1),
+    ("LA", 1),
+    ("SM", 1),
+    ("OZ", 1),
+    ("9A", 1),
+    ("S5", 1),
+    ("UA", 2),
+    ("BG", 1),
+]
 # Grid fields per region (first two letters of the locator), so a DL call gets a JO grid.
-FIELDS = {"K": "EM FN DM CN EN", "W": "EM FN DM CN EN", "N": "EM FN DM CN EN", "A": "EM FN DM",
-          "KB": "EM FN", "KD": "EM DM", "KE": "FN EN", "KC": "CN DM", "VE": "FN EN DO CO",
-          "G": "IO JO", "M": "IO", "DL": "JO JN", "DK": "JO JN", "F": "JN IN", "EA": "IN IM JN",
-          "I": "JN", "IK": "JN", "PA": "JO", "ON": "JO", "OH": "KP", "SP": "JO KO", "OK": "JN JO",
-          "HA": "JN KN", "YO": "KN", "JA": "PM QM", "JH": "PM", "VK": "QF QG PF", "ZL": "RF",
-          "PY": "GG GH", "LU": "GF FF", "XE": "EK DL", "CT": "IM IN", "EI": "IO", "LA": "JO JP",
-          "SM": "JO JP", "OZ": "JO", "9A": "JN", "S5": "JN", "UA": "KO LO", "BG": "OM OL"}
+FIELDS = {
+    "K": "EM FN DM CN EN",
+    "W": "EM FN DM CN EN",
+    "N": "EM FN DM CN EN",
+    "A": "EM FN DM",
+    "KB": "EM FN",
+    "KD": "EM DM",
+    "KE": "FN EN",
+    "KC": "CN DM",
+    "VE": "FN EN DO CO",
+    "G": "IO JO",
+    "M": "IO",
+    "DL": "JO JN",
+    "DK": "JO JN",
+    "F": "JN IN",
+    "EA": "IN IM JN",
+    "I": "JN",
+    "IK": "JN",
+    "PA": "JO",
+    "ON": "JO",
+    "OH": "KP",
+    "SP": "JO KO",
+    "OK": "JN JO",
+    "HA": "JN KN",
+    "YO": "KN",
+    "JA": "PM QM",
+    "JH": "PM",
+    "VK": "QF QG PF",
+    "ZL": "RF",
+    "PY": "GG GH",
+    "LU": "GF FF",
+    "XE": "EK DL",
+    "CT": "IM IN",
+    "EI": "IO",
+    "LA": "JO JP",
+    "SM": "JO JP",
+    "OZ": "JO",
+    "9A": "JN",
+    "S5": "JN",
+    "UA": "KO LO",
+    "BG": "OM OL",
+}
 
 
 def zipf_cumulative(n: int, s: float) -> list[float]:
-    return list(itertools.accumulate(1 / (k ** s) for k in range(1, n + 1)))
+    return list(itertools.accumulate(1 / (k**s) for k in range(1, n + 1)))
 
 
 def pick(cumulative: list[float], rng: random.Random) -> int:
@@ -147,30 +219,40 @@ def bulk_load(url: sa.URL, rows: list[tuple], totals: dict) -> None:
     postgres = url.get_backend_name() == "postgresql"
     with engine.begin() as conn:
         if postgres:
-            indexes = conn.execute(sa.text(
-                "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'reports' "
-                "AND indexname <> 'reports_pkey'")).all()
+            indexes = conn.execute(
+                sa.text(
+                    "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'reports' "
+                    "AND indexname <> 'reports_pkey'"
+                )
+            ).all()
         else:
-            indexes = conn.execute(sa.text(
-                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reports' "
-                "AND sql IS NOT NULL")).all()
+            indexes = conn.execute(
+                sa.text(
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reports' "
+                    "AND sql IS NOT NULL"
+                )
+            ).all()
         for name, _ in indexes:
             conn.execute(sa.text(f'DROP INDEX "{name}"'))
         raw = conn.connection.driver_connection
         if postgres:
-            with raw.cursor() as cursor:
-                with cursor.copy("COPY reports (name, day, hour, period, callsign, report, grid_square) "
-                                 "FROM STDIN") as copy:
-                    for row in rows:
-                        copy.write_row(row)
+            copy_in = "COPY reports (name, day, hour, period, callsign, report, grid_square) FROM STDIN"
+            with raw.cursor() as cursor, cursor.copy(copy_in) as copy:
+                for row in rows:
+                    copy.write_row(row)
         else:
-            raw.executemany("INSERT INTO reports (name, day, hour, period, callsign, report, grid_square) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            ((n, d.isoformat(), h, p, c, r, g) for n, d, h, p, c, r, g in rows))
+            raw.executemany(
+                "INSERT INTO reports (name, day, hour, period, callsign, report, grid_square) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                ((n, d.isoformat(), h, p, c, r, g) for n, d, h, p, c, r, g in rows),
+            )
         conn.execute(sa.text("DELETE FROM report_totals"))
-        conn.execute(sa.text("INSERT INTO report_totals (name_key, report_count, latest_day, latest_hour) "
-                             "VALUES (:k, :c, :d, :h)"),
-                     [{"k": k, "c": c, "d": d.isoformat(), "h": h} for k, (c, d, h) in totals.items()])
+        conn.execute(
+            sa.text(
+                "INSERT INTO report_totals (name_key, report_count, latest_day, latest_hour) VALUES (:k, :c, :d, :h)"
+            ),
+            [{"k": k, "c": c, "d": d.isoformat(), "h": h} for k, (c, d, h) in totals.items()],
+        )
         for _, ddl in indexes:
             conn.execute(sa.text(ddl))
     # Statistics for the planner: PostgreSQL's autovacuum would gather them on its own after a
@@ -186,11 +268,18 @@ def main() -> None:
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--reports", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=20260523)
-    parser.add_argument("--days", type=int, default=DAYS,
-                        help="days the reports are spread over (3000: a live service's density, "
-                             "~2,000 reports in the status page's 6-day window)")
-    parser.add_argument("--if-missing", action="store_true",
-                        help="do nothing when the database already holds at least --reports reports")
+    parser.add_argument(
+        "--days",
+        type=int,
+        default=DAYS,
+        help="days the reports are spread over (3000: a live service's density, "
+        "~2,000 reports in the status page's 6-day window)",
+    )
+    parser.add_argument(
+        "--if-missing",
+        action="store_true",
+        help="do nothing when the database already holds at least --reports reports",
+    )
     args = parser.parse_args()
     if args.if_missing and report_count(args.database_url) >= args.reports:
         print(f"{args.database_url}: {report_count(args.database_url):,} reports already, kept")
@@ -202,13 +291,17 @@ def main() -> None:
     generated = time.monotonic()
     recreate_database(args.database_url)
     for command in (["db", "upgrade"], ["catalog", "load"]):
-        subprocess.run([sys.executable, "-m", "sathub", *command, "--database-url", args.database_url], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "sathub", *command, "--database-url", args.database_url],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     bulk_load(url, rows, totals)
     top = sorted(totals.items(), key=lambda kv: -kv[1][0])[:4]
-    print(f"{len(rows):,} reports, {len(totals)} satellites, generated in {generated - started:.1f}s, "
-          f"loaded in {time.monotonic() - generated:.1f}s; top: "
-          + ", ".join(f"{k} {v[0]:,}" for k, v in top))
+    print(
+        f"{len(rows):,} reports, {len(totals)} satellites, generated in {generated - started:.1f}s, "
+        f"loaded in {time.monotonic() - generated:.1f}s; top: " + ", ".join(f"{k} {v[0]:,}" for k, v in top)
+    )
 
 
 if __name__ == "__main__":

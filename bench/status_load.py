@@ -82,8 +82,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="wrk runs per endpoint and server (median)")
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--only", action="append", metavar="LABEL",
-                        help="only the endpoints whose label contains LABEL (repeatable), e.g. --only summary")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="LABEL",
+        help="only the endpoints whose label contains LABEL (repeatable), e.g. --only summary",
+    )
     parser.add_argument("--no-miss", action="store_true", help="skip the miss server (a third of the time)")
     args = parser.parse_args()
     require_wrk()
@@ -103,12 +107,18 @@ def main() -> None:
         responses = OUT / f"static_{backend}.json"
         responses.write_text(json.dumps(captured), encoding="utf-8")
         if not args.no_miss:
-            servers["miss"] = Server.uvicorn("bench.status_miss_app:create", workers=args.workers,
-                                             log=f"status_load_miss_{backend}",
-                                             env={"SATHUB_DATABASE_URL": args.database_url})
-        servers["static"] = Server.uvicorn("bench.status_static_app:create", workers=args.workers,
-                                           log=f"status_load_static_{backend}",
-                                           env={"STATUS_STATIC_RESPONSES": str(responses)})
+            servers["miss"] = Server.uvicorn(
+                "bench.status_miss_app:create",
+                workers=args.workers,
+                log=f"status_load_miss_{backend}",
+                env={"SATHUB_DATABASE_URL": args.database_url},
+            )
+        servers["static"] = Server.uvicorn(
+            "bench.status_static_app:create",
+            workers=args.workers,
+            log=f"status_load_static_{backend}",
+            env={"STATUS_STATIC_RESPONSES": str(responses)},
+        )
         for kind in ("miss", "static"):
             if kind in servers:
                 started.append(servers[kind].start())
@@ -126,10 +136,13 @@ def main() -> None:
                         continue  # a write computes nothing a cache keeps
                     run = one_run(kind, server, method, path, args.duration, args.connections)
                     results[name][kind].append(run)
-                    print(f"  round {round_no} {name:16} {kind:7} {run['rps']:8.0f} req/s p50 {run['p50']:7.2f} ms "
-                          f"p99 {run['p99']:7.2f} ms CPU {run['cpu_us']:7.1f} µs/req"
-                          + (f" non-2xx {run['errors']}" if run["errors"] else "")
-                          + (f" socket errors: {run['socket']}" if run["socket"] else ""), flush=True)
+                    print(
+                        f"  round {round_no} {name:16} {kind:7} {run['rps']:8.0f} req/s p50 {run['p50']:7.2f} ms "
+                        f"p99 {run['p99']:7.2f} ms CPU {run['cpu_us']:7.1f} µs/req"
+                        + (f" non-2xx {run['errors']}" if run["errors"] else "")
+                        + (f" socket errors: {run['socket']}" if run["socket"] else ""),
+                        flush=True,
+                    )
     finally:
         for server in started:
             server.stop()
@@ -140,11 +153,16 @@ def table(args, facts: str, endpoints: list, captured: dict, results: dict) -> s
     def median(runs: list[dict], key: str) -> float:
         return statistics.median(run[key] for run in runs)
 
-    lines = [label(f"**status_load, {facts}** — `sathub serve --workers {args.workers}`; wrk -t1 "
-                   f"-c{args.connections} -d{args.duration:g}s, median of {args.rounds} rounds"), "",
-             "| endpoint | bytes | cached req/s | p50 ms | p99 ms | miss req/s | p50 ms | p99 ms | static req/s "
-             "| p99 ms | cached / static | miss / static | CPU µs/req cached / miss / static |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        label(
+            f"**status_load, {facts}** — `sathub serve --workers {args.workers}`; wrk -t1 "
+            f"-c{args.connections} -d{args.duration:g}s, median of {args.rounds} rounds"
+        ),
+        "",
+        "| endpoint | bytes | cached req/s | p50 ms | p99 ms | miss req/s | p50 ms | p99 ms | static req/s "
+        "| p99 ms | cached / static | miss / static | CPU µs/req cached / miss / static |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for name, method, path in endpoints:
         runs = results[name]
         ceiling = median(runs["static"], "rps")
@@ -162,9 +180,14 @@ def table(args, facts: str, endpoints: list, captured: dict, results: dict) -> s
         cpu.append(f"{median(runs['static'], 'cpu_us'):.0f}")
         errors = sum(run["errors"] for kind in ("cached", "miss") for run in runs[kind])
         size = len(captured[f"{method} {path}"]["body"].encode())
-        lines.append(f"| `{method} {path.removeprefix('/api/v1/')}` | {size:,} | " + " | ".join(cells)
-                     + f" | {ceiling:,.0f} | {median(runs['static'], 'p99'):.1f} | " + " | ".join(ratios)
-                     + f" | {' / '.join(cpu)} |" + (f" **{errors} non-2xx**" if errors else ""))
+        lines.append(
+            f"| `{method} {path.removeprefix('/api/v1/')}` | {size:,} | "
+            + " | ".join(cells)
+            + f" | {ceiling:,.0f} | {median(runs['static'], 'p99'):.1f} | "
+            + " | ".join(ratios)
+            + f" | {' / '.join(cpu)} |"
+            + (f" **{errors} non-2xx**" if errors else "")
+        )
     return "\n".join(lines)
 
 

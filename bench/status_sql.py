@@ -83,8 +83,7 @@ def record(url: str, cache: bool) -> tuple[object, dict[str, list[tuple[str, obj
                 if not cache:  # a request of its own, which the replay of whole answers cannot answer
                     path = with_miss(path, "sql")
             seen = []
-            status, answer = await asgi_request(app, method, path, json.dumps(body).encode() if body else b"",
-                                                headers)
+            status, answer = await asgi_request(app, method, path, json.dumps(body).encode() if body else b"", headers)
             assert status in (200, 201), (name, status, answer[:200])
             recorded[name], seen = seen, None
 
@@ -133,9 +132,15 @@ def main() -> None:
     large_engine, large = record(args.large, cache=False)
 
     backend = backend_of(args.large)
-    lines = [label(f"**status_sql, {backend}** — statements per request; hit: the same request again, no "
-                   "write since; miss: the answer computed for the request (bench/status_miss_app.py)"), "",
-             "| request | hit, 1k | hit, 1M | miss, 1k | miss, 1M | equal |", "|---|---:|---:|---:|---:|:-:|"]
+    lines = [
+        label(
+            f"**status_sql, {backend}** — statements per request; hit: the same request again, no "
+            "write since; miss: the answer computed for the request (bench/status_miss_app.py)"
+        ),
+        "",
+        "| request | hit, 1k | hit, 1M | miss, 1k | miss, 1M | equal |",
+        "|---|---:|---:|---:|---:|:-:|",
+    ]
     for name in large:
         counts = [len(small_hit[name]), len(large_hit[name]), len(small[name]), len(large[name])]
         equal = counts[0] == counts[1] and counts[2] == counts[3]
@@ -150,10 +155,15 @@ def main() -> None:
                 continue  # BEGIN / pragmas: nothing to plan
             plan, full, took = explain(large_engine, statement, parameters)
             flat = " ".join(statement.split())
-            lines += [f"**{name}**{' — FULL SCAN of reports' if full else ''}"
-                      + (f" — {took:.2f} ms (median of 5, rows fetched)" if took else ""), "",
-                      f"```sql\n{flat[:600]}{' …' if len(flat) > 600 else ''}\n```", "",
-                      f"```\n{plan}\n```", ""]
+            lines += [
+                f"**{name}**{' — FULL SCAN of reports' if full else ''}"
+                + (f" — {took:.2f} ms (median of 5, rows fetched)" if took else ""),
+                "",
+                f"```sql\n{flat[:600]}{' …' if len(flat) > 600 else ''}\n```",
+                "",
+                f"```\n{plan}\n```",
+                "",
+            ]
     write_out(f"status_sql_{backend}.md", "\n".join(lines))
 
 

@@ -14,18 +14,26 @@ from __future__ import annotations
 import json
 import os
 
-NOT_FOUND = ({"type": "http.response.start", "status": 404, "headers": [(b"content-length", b"0")]},
-             {"type": "http.response.body", "body": b""})
+NOT_FOUND = (
+    {"type": "http.response.start", "status": 404, "headers": [(b"content-length", b"0")]},
+    {"type": "http.response.body", "body": b""},
+)
 
 
 def create():
     with open(os.environ["STATUS_STATIC_RESPONSES"], encoding="utf-8") as handle:
         captured = json.load(handle)
     answers = {
-        key: ({"type": "http.response.start", "status": value["status"],
-               "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in value["headers"]]},
-              {"type": "http.response.body", "body": value["body"].encode("utf-8")})
-        for key, value in captured.items()}
+        key: (
+            {
+                "type": "http.response.start",
+                "status": value["status"],
+                "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in value["headers"]],
+            },
+            {"type": "http.response.body", "body": value["body"].encode("utf-8")},
+        )
+        for key, value in captured.items()
+    }
 
     async def app(scope, receive, send):
         if scope["type"] != "http":

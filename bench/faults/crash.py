@@ -26,8 +26,9 @@ from bench.faults.ledger import POST_HEADERS, Ledger, Slots, body_bytes, stored_
 from sathub import db
 
 
-async def run(server: Server, clients: int, kills: int, interval: tuple[float, float], tail: float,
-              ledger: Ledger) -> dict:
+async def run(
+    server: Server, clients: int, kills: int, interval: tuple[float, float], tail: float, ledger: Ledger
+) -> dict:
     slots, stop = Slots(seed=random.randrange(1 << 30)), asyncio.Event()
     restarts: list[float] = []
     acks_at_kill: list[int] = []
@@ -38,8 +39,9 @@ async def run(server: Server, clients: int, kills: int, interval: tuple[float, f
             slot, body = slots.next()
             ledger.record_sent(slot)
             try:
-                status, _, data = await conn.request("POST", "/api/v1/reports.php", body_bytes(body), POST_HEADERS,
-                                                     timeout=15)
+                status, _, data = await conn.request(
+                    "POST", "/api/v1/reports.php", body_bytes(body), POST_HEADERS, timeout=15
+                )
             except HttpError:
                 ledger.record(slot, None, None)
                 await asyncio.sleep(0.05)
@@ -94,8 +96,9 @@ def one_backend(backend: str, args) -> tuple[list[str], bool]:
     try:
         server.start()
         server.wait_up()
-        facts = asyncio.run(run(server, args.clients, args.kills, (args.min_interval, args.max_interval), args.tail,
-                                ledger))
+        facts = asyncio.run(
+            run(server, args.clients, args.kills, (args.min_interval, args.max_interval), args.tail, ledger)
+        )
         server.stop()
         elapsed = time.monotonic() - began
         clean = opens_cleanly(url)
@@ -120,7 +123,8 @@ def one_backend(backend: str, args) -> tuple[list[str], bool]:
         f"{result['unacked_stored']} | {result['duplicates']} | {clean} | "
         f"{min(restarts):.1f} / {max(restarts):.1f} | {tracebacks} | "
         + ("ok" if all(checks.values()) else "**FAILED: " + ", ".join(n for n, ok in checks.items() if not ok) + "**")
-        + " |"]
+        + " |"
+    ]
     if result["examples"] or ledger.errors:
         print(backend, "examples:", result["examples"], ledger.errors[:5], file=sys.stderr)
     return lines, all(checks.values())
@@ -139,20 +143,25 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     version = code_version()
     rows, ok = [], True
-    for backend in (["sqlite", "postgresql"] if args.backend == "both" else [args.backend]):
+    for backend in ["sqlite", "postgresql"] if args.backend == "both" else [args.backend]:
         lines, passed = one_backend(backend, args)
         rows += lines
         ok &= passed
-    text = "\n".join([
-        f"**Crash** — `sathub serve --workers {args.workers}` under {args.clients} concurrent keep-alive POSTs "
-        f"(30 % into 500 hot slots), `kill -9` of its process group {args.kills} times after "
-        f"{args.min_interval:g}–{args.max_interval:g} s of load each, restarted at once, load continued, "
-        f"{args.tail:g} s more, clean stop; SQLite WAL + synchronous=NORMAL; code {version}; {now_utc()}.", "",
-        "| backend | kills | s | 201s | answers by status | slots acknowledged "
-        "| acknowledged slot missing / other id or value | slot replaced by an unanswered request "
-        "| unacknowledged slot stored | duplicate slot rows | database after "
-        "| restart s min / max | tracebacks in log | check |",
-        "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|---:|---|", *rows])
+    text = "\n".join(
+        [
+            f"**Crash** — `sathub serve --workers {args.workers}` under {args.clients} concurrent keep-alive POSTs "
+            f"(30 % into 500 hot slots), `kill -9` of its process group {args.kills} times after "
+            f"{args.min_interval:g}–{args.max_interval:g} s of load each, restarted at once, load continued, "
+            f"{args.tail:g} s more, clean stop; SQLite WAL + synchronous=NORMAL; code {version}; {now_utc()}.",
+            "",
+            "| backend | kills | s | 201s | answers by status | slots acknowledged "
+            "| acknowledged slot missing / other id or value | slot replaced by an unanswered request "
+            "| unacknowledged slot stored | duplicate slot rows | database after "
+            "| restart s min / max | tracebacks in log | check |",
+            "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|---:|---|",
+            *rows,
+        ]
+    )
     print(text)
     (OUT / f"faults_crash_{args.backend}.md").write_text(text + "\n")
     return 0 if ok else 1

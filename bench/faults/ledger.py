@@ -30,12 +30,14 @@ def callsign(prefix: str, number: int, width: int) -> str:
 class Slots:
     """Report bodies: with probability `hot_share` one of `hot` fixed slots (they replace each
     other), else a new slot. A slot is (callsign, reported_at); the name is always AO-91."""
+
     hot: int = 500
     hot_share: float = 0.3
     seed: int = 14
     counter: int = 0
-    instant: datetime = field(default_factory=lambda: (datetime.now(UTC) - timedelta(minutes=40)).replace(
-        second=0, microsecond=0))
+    instant: datetime = field(
+        default_factory=lambda: (datetime.now(UTC) - timedelta(minutes=40)).replace(second=0, microsecond=0)
+    )
 
     def __post_init__(self):
         self.random = random.Random(self.seed)
@@ -68,12 +70,13 @@ POST_HEADERS = {"Content-Type": "application/json"}
 @dataclass
 class Ledger:
     """What the load sent and what the server acknowledged, per slot."""
-    sent: dict = field(default_factory=dict)        # slot -> requests sent
+
+    sent: dict = field(default_factory=dict)  # slot -> requests sent
     unanswered: dict = field(default_factory=dict)  # slot -> requests without an answer (may be stored)
-    acked: dict = field(default_factory=dict)       # slot -> (id, value) of the highest acknowledged id
+    acked: dict = field(default_factory=dict)  # slot -> (id, value) of the highest acknowledged id
     acks: int = 0
     statuses: dict = field(default_factory=dict)
-    errors: list = field(default_factory=list)      # (status, body) of each non-201 answer, first 20
+    errors: list = field(default_factory=list)  # (status, body) of each non-201 answer, first 20
 
     def record_sent(self, slot) -> None:
         self.sent[slot] = self.sent.get(slot, 0) + 1
@@ -99,9 +102,12 @@ def stored_rows(database_url: str) -> dict:
     engine = db.create_engine(database_url)
     try:
         with engine.connect() as conn:
-            rows = conn.execute(sa.text(
-                "SELECT id, callsign, day, hour, period, report FROM reports "
-                "WHERE callsign LIKE 'Q%' OR callsign LIKE 'Z%'")).all()
+            rows = conn.execute(
+                sa.text(
+                    "SELECT id, callsign, day, hour, period, report FROM reports "
+                    "WHERE callsign LIKE 'Q%' OR callsign LIKE 'Z%'"
+                )
+            ).all()
     finally:
         engine.dispose()
     found = {}
@@ -134,6 +140,15 @@ def verify(ledger: Ledger, stored: dict) -> dict:
             examples.append(("wrong", slot, acked_id, value, row))
     unknown = [slot for slot in stored if slot not in ledger.sent]
     unacked_stored = sum(1 for slot in stored if slot in ledger.sent and slot not in ledger.acked)
-    return {"acked_slots": len(ledger.acked), "stored": len(stored), "distinct_sent": len(ledger.sent),
-            "missing": missing, "wrong": wrong, "later_unacked": later_unacked, "duplicates": len(duplicates),
-            "unknown": len(unknown), "unacked_stored": unacked_stored, "examples": examples[:5]}
+    return {
+        "acked_slots": len(ledger.acked),
+        "stored": len(stored),
+        "distinct_sent": len(ledger.sent),
+        "missing": missing,
+        "wrong": wrong,
+        "later_unacked": later_unacked,
+        "duplicates": len(duplicates),
+        "unknown": len(unknown),
+        "unacked_stored": unacked_stored,
+        "examples": examples[:5],
+    }

@@ -33,8 +33,9 @@ async def load(ports: list[int], connections: int, posts: int, ledger: Ledger, s
             ledger.record_sent(slot)
             started = time.monotonic()
             try:
-                status, _, data = await conn.request("POST", "/api/v1/reports.php", body_bytes(body), POST_HEADERS,
-                                                     timeout=30)
+                status, _, data = await conn.request(
+                    "POST", "/api/v1/reports.php", body_bytes(body), POST_HEADERS, timeout=30
+                )
             except HttpError:
                 ledger.record(slot, None, None)
                 continue
@@ -57,9 +58,12 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     url, drop = scratch_postgres("multi")
     (OUT / "faults_multiprocess.log").write_text("")
-    servers = [Server.sathub(url, workers=1, log="faults_multiprocess",
-                             env={"SATHUB_DB_POOL_SIZE": "5", "SATHUB_DB_MAX_OVERFLOW": "5"})
-               for _ in range(args.processes)]
+    servers = [
+        Server.sathub(
+            url, workers=1, log="faults_multiprocess", env={"SATHUB_DB_POOL_SIZE": "5", "SATHUB_DB_MAX_OVERFLOW": "5"}
+        )
+        for _ in range(args.processes)
+    ]
     version = code_version()
     started_ok, exits = 0, []
     try:
@@ -101,8 +105,10 @@ def main() -> int:
         f"**Concurrency across processes** — PostgreSQL, {args.processes} × `sathub serve --workers 1` "
         f"(pool 5 + overflow 5) started together on a fresh database; {args.connections} keep-alive "
         f"connections spread over the ports; {args.posts:,} POSTs, 30 % into 500 hot slots; code {version}; "
-        f"{now_utc()}.", "",
-        "| figure | value |", "|---|---:|",
+        f"{now_utc()}.",
+        "",
+        "| figure | value |",
+        "|---|---:|",
         f"| processes started / asked | {started_ok} / {args.processes} |",
         f"| POSTs sent | {sum(ledger.sent.values()):,} |",
         f"| answers by status | {statuses} |",

@@ -69,9 +69,16 @@ async def drive(port: int, clients_per_kind: int, timeout: float, schedule, ledg
             ended = time.monotonic()
             if slot is not None:
                 ledger.record(slot, status, data if status else None)
-            records.append({"kind": kind, "start": started, "end": ended, "status": status,
-                            "code": envelope_code(data) if status and status >= 400 else None,
-                            "error": None if status else data.decode()})
+            records.append(
+                {
+                    "kind": kind,
+                    "start": started,
+                    "end": ended,
+                    "status": status,
+                    "code": envelope_code(data) if status and status >= 400 else None,
+                    "error": None if status else data.decode(),
+                }
+            )
             await asyncio.sleep(0.02)
         await conn.close()
 
@@ -86,20 +93,27 @@ def analyse(records: list[dict], cut: float, restored: float) -> dict:
     during = [r for r in records if cut <= r["start"] < restored]
     # A request sent in the last moments of the outage may reach the database after the restore:
     # only those answered before the restore must be 503.
-    bad_during = [r for r in during if r["end"] < restored
-                  and not (r["status"] == 503 and r["code"] == "database_unavailable")]
+    bad_during = [
+        r for r in during if r["end"] < restored and not (r["status"] == 503 and r["code"] == "database_unavailable")
+    ]
     slow_during = [r for r in during if r["end"] - r["start"] > 1.0]
     health_503 = [r["end"] for r in records if r["kind"] == "health" and r["status"] == 503 and r["end"] >= cut]
     after = [r for r in records if r["start"] >= restored]
     failed_after = [r for r in after if r["status"] is None or r["status"] >= 400]
-    first_ok = {kind: min((r["end"] - restored for r in after if r["kind"] == kind and r["status"] and
-                           r["status"] < 400), default=None) for kind in KINDS}
+    first_ok = {
+        kind: min(
+            (r["end"] - restored for r in after if r["kind"] == kind and r["status"] and r["status"] < 400),
+            default=None,
+        )
+        for kind in KINDS
+    }
     return {
         "during": len(during),
         "statuses_during": _count(during),
         "bad_during": bad_during,
-        "max_during": {kind: max((r["end"] - r["start"] for r in during if r["kind"] == kind), default=0.0)
-                       for kind in KINDS},
+        "max_during": {
+            kind: max((r["end"] - r["start"] for r in during if r["kind"] == kind), default=0.0) for kind in KINDS
+        },
         "slow_during": len(slow_during),
         "health_first_503": (min(health_503) - cut) if health_503 else None,
         "recovered": max((r["end"] - restored for r in failed_after), default=0.0),
@@ -161,19 +175,27 @@ def one_kind(kind: str, args) -> tuple[list[str], bool]:
     }
     health = "never" if a["health_first_503"] is None else f"{a['health_first_503']:.2f}"
     first_ok = " / ".join("never" if v is None else f"{v:.2f}" for v in a["first_ok"].values())
-    row = (f"| {kind} | {args.outage:g} | {a['during']:,} | {a['statuses_during']} | {health} | "
-           + " / ".join(f"{v:.2f}" for v in a["max_during"].values())
-           + f" | {a['slow_during']} | {first_ok} | {a['recovered']:.2f} | {a['failed_after']} | {a['other_5xx']} | "
-           f"{a['unanswered']} | {ledger.acks:,} / {kept['missing'] + kept['wrong']} | {tracebacks} | "
-           + ("ok" if all(checks.values()) else "**FAILED: " + "; ".join(n for n, ok in checks.items() if not ok)
-              + "**")
-           + " |")
+    row = (
+        f"| {kind} | {args.outage:g} | {a['during']:,} | {a['statuses_during']} | {health} | "
+        + " / ".join(f"{v:.2f}" for v in a["max_during"].values())
+        + f" | {a['slow_during']} | {first_ok} | {a['recovered']:.2f} | {a['failed_after']} | {a['other_5xx']} | "
+        f"{a['unanswered']} | {ledger.acks:,} / {kept['missing'] + kept['wrong']} | {tracebacks} | "
+        + ("ok" if all(checks.values()) else "**FAILED: " + "; ".join(n for n, ok in checks.items() if not ok) + "**")
+        + " |"
+    )
     if a["bad_during"]:
         print(kind, "bad answers during the outage (first 5):", a["bad_during"][:5], file=sys.stderr)
     if a["unanswered"]:
-        print(kind, "unanswered, seconds after the cut:", [(r["kind"], round(r["start"] - moments["cut"], 3),
-              round(r["end"] - moments["cut"], 3), r["error"]) for r in records if r["status"] is None][:5],
-              file=sys.stderr)
+        print(
+            kind,
+            "unanswered, seconds after the cut:",
+            [
+                (r["kind"], round(r["start"] - moments["cut"], 3), round(r["end"] - moments["cut"], 3), r["error"])
+                for r in records
+                if r["status"] is None
+            ][:5],
+            file=sys.stderr,
+        )
     return [row], all(checks.values())
 
 
@@ -185,27 +207,34 @@ def main() -> int:
     parser.add_argument("--after", type=float, default=5.0, help="seconds of load after the restore")
     parser.add_argument("--clients", type=int, default=2, help="keep-alive clients per endpoint")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--client-timeout", type=float, default=10.0,
-                        help="a request not answered within this is counted as a hang")
+    parser.add_argument(
+        "--client-timeout", type=float, default=10.0, help="a request not answered within this is counted as a hang"
+    )
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     version = code_version()
     rows, ok = [], True
-    for kind in (["stopped", "hung"] if args.kind == "both" else [args.kind]):
+    for kind in ["stopped", "hung"] if args.kind == "both" else [args.kind]:
         lines, passed = one_kind(kind, args)
         rows += lines
         ok &= passed
-    text = "\n".join([
-        f"**Database outage** — `sathub serve --workers {args.workers}` on PostgreSQL through a TCP proxy; "
-        f"{args.clients} keep-alive clients each on health.php, catalog.php?include_stats=true, "
-        f"reports.php?hours=2&limit=50 and POST reports.php (20 ms pause between requests, {args.client_timeout:g} s "
-        f"client timeout); proxy cut after {args.warm:g} s for the time shown, then restored, {args.after:g} s "
-        f"more; sathub never restarted; code {version}; {now_utc()}. Times in seconds.", "",
-        "| cut | outage s | requests during | answers during the outage | health first 503 after cut "
-        "| max latency during: health / catalog / reports / POST | > 1 s | first 2xx after restore: "
-        "health / catalog / reports / POST | last failure after restore | failures after restore | other 5xx "
-        "| no answer | 201s / lost | tracebacks | check |",
-        "|---|---:|---:|---|---:|---|---:|---|---:|---:|---:|---:|---|---:|---|", *rows])
+    text = "\n".join(
+        [
+            f"**Database outage** — `sathub serve --workers {args.workers}` on PostgreSQL through a TCP proxy; "
+            f"{args.clients} keep-alive clients each on health.php, catalog.php?include_stats=true, "
+            f"reports.php?hours=2&limit=50 and POST reports.php (20 ms pause between requests, "
+            f"{args.client_timeout:g} s client timeout); proxy cut after {args.warm:g} s for the time shown, "
+            f"then restored, {args.after:g} s more; sathub never restarted; code {version}; {now_utc()}. "
+            "Times in seconds.",
+            "",
+            "| cut | outage s | requests during | answers during the outage | health first 503 after cut "
+            "| max latency during: health / catalog / reports / POST | > 1 s | first 2xx after restore: "
+            "health / catalog / reports / POST | last failure after restore | failures after restore | other 5xx "
+            "| no answer | 201s / lost | tracebacks | check |",
+            "|---|---:|---:|---|---:|---|---:|---|---:|---:|---:|---:|---|---:|---|",
+            *rows,
+        ]
+    )
     print(text)
     (OUT / f"faults_outage_{args.kind}.md").write_text(text + "\n")
     return 0 if ok else 1

@@ -36,8 +36,9 @@ async def normal_load(port: int, seconds: float, clients: int) -> dict:
             n += 1
             started = time.monotonic()
             try:
-                status, _, _ = await conn.request("GET", path, headers=None if keep_alive else {"Connection": "close"},
-                                                  timeout=10)
+                status, _, _ = await conn.request(
+                    "GET", path, headers=None if keep_alive else {"Connection": "close"}, timeout=10
+                )
             except HttpError as error:
                 failures.append(str(error))
                 continue
@@ -120,8 +121,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sockets", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=5.0, help="normal load per phase")
-    parser.add_argument("--watch", type=float, default=14.0,
-                        help="seconds after opening the held sockets to watch whether the server closes them")
+    parser.add_argument(
+        "--watch",
+        type=float,
+        default=14.0,
+        help="seconds after opening the held sockets to watch whether the server closes them",
+    )
     parser.add_argument("--clients", type=int, default=4, help="normal clients (half keep-alive)")
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
@@ -135,14 +140,16 @@ def main() -> int:
         phases = asyncio.run(scenario(server.port, args))
     finally:
         server.stop()
-    lines = [f"**Slow clients** — one `sathub serve --workers {args.workers}` (SQLite, default settings: "
-             f"header timeout 10 s, 4,096 connections); {args.clients} normal clients for {args.seconds:g} s per "
-             f"phase (half keep-alive, half a new connection per request) alternating GET statuses.php and "
-             f"catalog.php; held sockets watched for {args.watch:g} s after opening; code {version}; {now_utc()}.",
-             "",
-             "| phase | requests | failed | statuses p50 / p99 ms | catalog p50 / p99 ms | max ms "
-             "| held sockets opened / refused | closed by the server within the watch (first / last s) | check |",
-             "|---|---:|---:|---:|---:|---:|---|---|---|"]
+    lines = [
+        f"**Slow clients** — one `sathub serve --workers {args.workers}` (SQLite, default settings: "
+        f"header timeout 10 s, 4,096 connections); {args.clients} normal clients for {args.seconds:g} s per "
+        f"phase (half keep-alive, half a new connection per request) alternating GET statuses.php and "
+        f"catalog.php; held sockets watched for {args.watch:g} s after opening; code {version}; {now_utc()}.",
+        "",
+        "| phase | requests | failed | statuses p50 / p99 ms | catalog p50 / p99 ms | max ms "
+        "| held sockets opened / refused | closed by the server within the watch (first / last s) | check |",
+        "|---|---:|---:|---:|---:|---:|---|---|---|",
+    ]
     ok = True
     for phase in phases:
         lat = phase["latencies"]
@@ -150,15 +157,21 @@ def main() -> int:
         good = not phase["failures"] and max(every, default=0) < 1000
         ok &= good
         held = phase["held"]
-        held_cells = "— | —" if held is None else (
-            f"{held.opened} / {held.refused} | {len(held.closed_at)}"
-            + (f" ({min(held.closed_at):.1f} / {max(held.closed_at):.1f})" if held.closed_at else ""))
+        held_cells = (
+            "— | —"
+            if held is None
+            else (
+                f"{held.opened} / {held.refused} | {len(held.closed_at)}"
+                + (f" ({min(held.closed_at):.1f} / {max(held.closed_at):.1f})" if held.closed_at else "")
+            )
+        )
         lines.append(
             f"| {phase['phase']} | {len(every):,} | {len(phase['failures'])} | "
             f"{percentile(lat[PATHS[0]], 50):.1f} / {percentile(lat[PATHS[0]], 99):.1f} | "
             f"{percentile(lat[PATHS[1]], 50):.1f} / {percentile(lat[PATHS[1]], 99):.1f} | "
             f"{max(every, default=0):.0f} | "
-            f"{held_cells} | {'ok' if good else '**FAILED**'} |")
+            f"{held_cells} | {'ok' if good else '**FAILED**'} |"
+        )
         if phase["failures"]:
             print(phase["phase"], "failures:", phase["failures"][:5], file=sys.stderr)
     text = "\n".join(lines)
