@@ -1,5 +1,5 @@
 """A TCP proxy in front of PostgreSQL, to cut or freeze the database under a running sathub
-(tests/status/api/test_v1_health.py, bench/status_faults_outage.py)."""
+(tests/status/api/test_v1_health.py)."""
 
 from __future__ import annotations
 
