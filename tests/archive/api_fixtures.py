@@ -106,7 +106,8 @@ def seed_archive(engine) -> dict[str, int]:
         for mail in MAILS:
             ids[mail.key] = conn.execute(emails.insert().values(
                 list_id=list_ids[mail.list_name], message_id=mail.message_id, message_id_hash=mail.hash,
-                sender_id=sender_ids[mail.sender], sender_address=mail.sender, sender_name=mail.sender_name, subject=mail.subject,
+                sender_id=sender_ids[mail.sender], sender_address=mail.sender, sender_name=mail.sender_name,
+                subject=mail.subject,
                 content=mail.content, date=mail.date, archived_date=mail.date,
                 in_reply_to=MAIL[mail.parent].message_id if mail.parent else None,
                 parent_id=ids[mail.parent] if mail.parent else None,
@@ -176,7 +177,8 @@ def seed_big_list(engine, replies: int) -> dict[str, str]:
             ids.append(conn.execute(emails.insert().values(
                 list_id=list_id, message_id=message_id, message_id_hash=message_id_hash(message_id),
                 sender_id=sender_id, sender_address=address, sender_name="Busy", subject="Big", content="text\n",
-                date=datetime(2021, 1, 1) + timedelta(minutes=n), archived_date=datetime(2021, 1, 1) + timedelta(minutes=n),
+                date=datetime(2021, 1, 1) + timedelta(minutes=n),
+                archived_date=datetime(2021, 1, 1) + timedelta(minutes=n),
                 parent_id=parent, thread_id=thread_pk, thread_order=n)).inserted_primary_key[0])
         for n in range(replies):
             message_id = f"single-{n}-big@example.org"
@@ -202,3 +204,4 @@ def assert_api_headers(response, content_type="application/json"):
     assert response.headers["allow"] == "GET, HEAD, OPTIONS"
     assert response.headers["content-type"] == content_type
     assert response.headers["vary"] == "Accept"
+    assert response.headers["x-content-type-options"] == "nosniff"  # a browser never reads it as another type

@@ -49,6 +49,16 @@ def test_import_needs_a_list_address(engine, tmp_path):
         assert conn.execute(sa.select(mailing_lists)).all() == []
 
 
+def test_import_refuses_a_list_address_mailman_could_not_have(engine, tmp_path):
+    path = tmp_path / "2004-August.txt"
+    path.write_bytes(MBOX)
+    for address in ["a b@c.org", "a@b\r\nx: y", "..@..", "l" * 300 + "@example.org"]:
+        result = invoke(engine, "archive", "import", "--list", address, str(path))
+        assert result.exit_code == 2 and "not a posting address" in result.output, result.output
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(mailing_lists)).all() == []
+
+
 def test_private_import(engine, tmp_path):
     path = tmp_path / "x.mbox"
     path.write_bytes(MBOX)
@@ -92,7 +102,8 @@ def test_a_truncated_gzip_fails_the_import_and_a_rerun_of_the_whole_file_complet
     assert 0 < stored < 400  # what was read before the damage stays stored
     path.write_bytes(whole)
     again = invoke(engine, "archive", "import", str(path))
-    assert again.exit_code == 0 and again.output.startswith(f"dev@example.org: {400 - stored} imported, {stored} duplicates")
+    assert again.exit_code == 0
+    assert again.output.startswith(f"dev@example.org: {400 - stored} imported, {stored} duplicates")
 
 
 def test_a_corrupt_gzip_fails_the_import(engine, tmp_path):

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from sathub.archive.ingest.importer import import_archive
+from sathub.archive.mail.list_address import list_address_fault
 from sathub.archive.mailman.list_settings import MailmanUnavailable, configured, sync_lists
 from sathub.archive.mailman.user_ids import load_mailman_ids
 from sathub.cli_options import database_option, engine_for
@@ -47,9 +48,10 @@ def import_command(list_address, private, database_url, paths) -> None:
             raise click.UsageError("Give --list ADDRESS (the file names do not all name the same "
                                    "list as <address>.mbox.gz).")
         list_address = names.pop()
-    if "@" not in list_address:
-        raise click.BadParameter(f"{list_address!r} is not a posting address (name@domain).",
-                                 param_hint="--list")
+    fault = list_address_fault(list_address)
+    if fault:
+        raise click.BadParameter(f"{list_address!r} is not a posting address (name@domain) Mailman can have: "
+                                 f"{fault}.", param_hint="--list")
     summary = import_archive(engine_for(database_url), list_address, paths, private=private,
                              progress=sys.stderr.isatty())
     click.echo(summary.describe())

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 
 from tests.archive.api_fixtures import ALICE, DEV, A, api
 
@@ -56,3 +59,61 @@ def test_unknown_thread_and_sender_paginate_as_empty(client, archive):
 
 def test_detail_endpoints_ignore_limit(client, archive):
     assert client.get(f"/archive/api/list/{DEV}/?limit=1").content == client.get(f"/archive/api/list/{DEV}/").content
+
+
+# -- numbers beyond what a database takes (issue 23) -------------------------------------------------
+
+def expected_envelope(everything: list, path: str, limit: int, offset: int) -> dict:
+    """DRF's LimitOffsetPagination without max_limit, on numbers of any size: `limit` (≥ 1) as
+    given, a negative `offset` read as 0, an offset past the end an empty page."""
+    offset = max(offset, 0)
+    base, count = api(path), len(everything)
+    nxt = f"{base}?limit={limit}&offset={offset + limit}" if offset + limit < count else None
+    previous = None
+    if offset > 0:
+        previous = f"{base}?limit={limit}" + (f"&offset={offset - limit}" if offset - limit > 0 else "")
+    return {"count": count, "next": nxt, "previous": previous, "results": everything[offset:offset + limit]}
+
+
+HUGE = [2**31 - 1, 2**31, 2**32, 2**63 - 1, 2**63, 2**64, 10**40]
+
+
+@pytest.mark.parametrize("limit, offset", [*((n, 0) for n in HUGE), *((1, n) for n in HUGE), *((n, n) for n in HUGE),
+                                           (2, -(2**64)), (2**64, 1)])
+@pytest.mark.parametrize("path", PAGINATED)
+def test_a_huge_limit_or_offset_is_answered_as_any_other(client, archive, path, limit, offset):
+    everything = client.get("/archive/api/" + path).json()
+    response = client.get(f"/archive/api/{path}?limit={limit}&offset={offset}")
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "application/json"
+    assert response.json() == expected_envelope(everything, path, limit, offset)
+
+
+@pytest.mark.parametrize("path", PAGINATED)
+def test_a_number_longer_than_python_reads_is_no_number(client, archive, path):
+    # int() refuses more than 4,300 digits (CPython's guard against quadratic parsing); DRF, calling
+    # int() too, then reads the limit as absent (no envelope) and the offset as 0.
+    digits = "9" * 5000
+    everything = client.get("/archive/api/" + path).content
+    assert client.get(f"/archive/api/{path}?limit={digits}").content == everything
+    assert client.get(f"/archive/api/{path}?limit=1&offset={digits}").json() == \
+        client.get(f"/archive/api/{path}?limit=1").json()
+
+
+NUMBERS = st.one_of(st.integers(), st.integers(min_value=2**31 - 3, max_value=2**31 + 3),
+                    st.integers(min_value=2**63 - 3, max_value=2**64 + 3), st.integers(min_value=2**64))
+
+
+@pytest.mark.parametrize("path", PAGINATED)
+@examples(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(limit=NUMBERS, offset=st.none() | NUMBERS)
+def test_any_integer_limit_and_offset_is_never_a_server_error(client, archive, path, limit, offset):
+    everything = client.get("/archive/api/" + path).json()
+    query = f"limit={limit}" + ("" if offset is None else f"&offset={offset}")
+    response = client.get(f"/archive/api/{path}?{query}")
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "application/json"
+    if limit < 1:
+        assert response.json() == everything  # limit 0 or negative: no envelope, as DRF
+    else:
+        assert response.json() == expected_envelope(everything, path, limit, offset or 0)

@@ -274,6 +274,12 @@ def _links(value):
     ("sender/alice%00@example.org/emails/", "Not found."),
     (f"sender/{ALICE[:-1]}%00/emails/", "Not found."),
     ("no/such/endpoint/", "Not found."),
+    # issue 23's list addresses, which Mailman's door now refuses: the route keeps HyperKitty's rule
+    ("list/a%20b@c.org/emails/", "Not found."),
+    ("list/a@b%0D%0Ax:%20y/threads/", "Not found."),
+    ("list/..@../emails/", "Not found."),
+    ("list/" + "l" * 300 + "@example.org/", "No MailingList matches the given query."),
+    ("list/" + "l" * 300 + "@example.org/emails/?limit=1", "Not found."),
 ])
 def test_not_found(client, archive, path, detail):
     response = client.get("/archive/api/" + path)

@@ -63,6 +63,7 @@ def test_archive_stores_and_answers_the_message_page(mailman, engine):
     answer = post(mailman, message("m1@example.com"))
     assert answer.status_code == 200
     assert answer.headers["content-type"] == "application/json"
+    assert answer.headers["x-content-type-options"] == "nosniff"
     assert answer.json() == {"url": page("dev@example.org", "m1@example.com")}
     mailing_list, rows = stored(engine)
     assert mailing_list.archive_policy == "public" and mailing_list.display_name == ""
@@ -143,6 +144,66 @@ def test_malformed_bodies_are_400_and_store_nothing(mailman, engine, build, deta
     assert stored(engine) == (None, [])
 
 
+# issue 23: lists were created under any name with one `@`; the 312-character one answered 500 on every
+# retry on PostgreSQL, and the plugin sends a failed message again before every later one.
+BAD_LIST_ADDRESSES = ["a b@c.org", "a@b\r\nx: y", "..@..", "l" * 300 + "@example.org", "dev@localhost",
+                      "dev@example..org", '"dev"@example.org', "d\x00ev@example.org", "l" * 243 + "@example.org"]
+
+
+def list_names(engine) -> list[str]:
+    with connect(engine) as conn:
+        return lists.list_names(conn)
+
+
+@pytest.mark.parametrize("address", BAD_LIST_ADDRESSES)
+def test_a_list_address_mailman_could_not_have_is_400_and_creates_nothing(mailman, engine, address):
+    answer = post(mailman, message("bad-list@example.com"), mlist=address)
+    assert answer.status_code == 400, answer.text
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    detail = answer.json()["detail"]
+    assert detail.startswith("mlist must be the posting address of a list Mailman can create")
+    assert repr(address) in detail
+    urls = mailman.get(URLS, params={"mlist": address}, headers=AUTH)
+    assert urls.status_code == 400 and urls.json()["detail"] == detail
+    assert mailman.get(URLS, params={"mlist": address, "msgid": "m@x"}, headers=AUTH).status_code == 400
+    assert list_names(engine) == []
+
+
+def test_a_list_address_as_long_as_the_column_is_archived(mailman, engine):
+    address = "l" * 242 + "@example.org"  # 254 characters: mailing_lists.name holds it on every backend
+    answer = post(mailman, message("long-list@example.com"), mlist=address.upper())
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {"url": page(address, "long-list@example.com")}
+    assert list_names(engine) == [address]
+    assert len(stored(engine, address)[1]) == 1
+
+
+@pytest.mark.parametrize("build, detail", [
+    (lambda c: c.post(ARCHIVE, data={"mlist": "dev@example.org"}, headers=AUTH,
+                      files=[("message", ("a.txt", message("one@x"))), ("message", ("b.txt", message("two@x")))]),
+     "message is given 2 times"),
+    (lambda c: c.post(ARCHIVE, data={"mlist": ["dev@example.org", "other@example.org"]}, headers=AUTH,
+                      files={"message": ("m.txt", message("one@x"))}), "mlist is given 2 times"),
+    (lambda c: c.post(ARCHIVE, data={"mlist": ["dev@example.org", "dev@example.org"]}, headers=AUTH,
+                      files={"message": ("m.txt", message("one@x"))}), "mlist is given 2 times"),
+])
+def test_a_field_sent_twice_is_400_and_stores_nothing(mailman, engine, build, detail):
+    answer = build(mailman)
+    assert answer.status_code == 400, answer.text
+    assert detail in answer.json()["detail"]
+    assert list_names(engine) == []
+
+
+@pytest.mark.parametrize("params", [
+    [("mlist", "dev@example.org"), ("mlist", "other@example.org")],
+    [("mlist", "dev@example.org"), ("msgid", "a@x"), ("msgid", "b@x")],
+])
+def test_urls_refuses_a_parameter_sent_twice(mailman, params):
+    answer = mailman.get(URLS, params=params, headers=AUTH)
+    assert answer.status_code == 400 and "given 2 times" in answer.json()["detail"]
+
+
 def test_the_body_limit_is_413(engine, settings):
     with make_client(engine, settings, archiver_max_bytes=2000) as client:
         assert post(client, message("small@example.com")).status_code == 200
@@ -163,6 +224,7 @@ def test_get_on_archive_is_405_allow_post(mailman):
 def test_urls_computes_the_message_page_before_it_is_archived(mailman):
     answer = mailman.get(URLS, params={"mlist": "dev@example.org", "msgid": "later@example.com"}, headers=AUTH)
     assert answer.status_code == 200
+    assert answer.headers["x-content-type-options"] == "nosniff"
     assert answer.json() == {"url": page("dev@example.org", "later@example.com")}
     # with brackets too, and the Message-ID cleaned as the importer cleans it
     bracketed = mailman.get(URLS, params={"mlist": "dev@example.org", "msgid": "<later@example.com>"}, headers=AUTH)
@@ -193,6 +255,7 @@ def test_a_missing_or_wrong_key_is_refused_with_its_check(mailman, engine, heade
                    mailman.get(URLS, params={"mlist": "dev@example.org"}, headers=headers)):
         assert answer.status_code == 403
         assert answer.json()["check"] == check and answer.json()["detail"]
+        assert answer.headers["x-content-type-options"] == "nosniff"
     assert stored(engine) == (None, [])
 
 

@@ -21,6 +21,30 @@ def test_attachment_download(client, archive):
     assert head.headers["content-length"] == str(len(attachment["content"]))
 
 
+@pytest.mark.parametrize("prefix", ["/archive/", "/archives/", "/hyperkitty/"])
+def test_an_html_attachment_cannot_run_as_the_sites_page(client, archive, prefix):
+    # issue 23: served as it is, an HTML attachment ran with the site's origin (its cookies, its pages).
+    path = f"{prefix}list/{DEV}/message/{MAIL['E'].hash}/attachment/2/report.html"
+    for response in (client.get(path), client.head(path)):
+        assert response.status_code == 200
+        assert response.headers["content-security-policy"] == "sandbox"
+        assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_every_download_is_sandboxed_and_not_sniffed(client, archive):
+    response = client.get(f"/archive/list/{DEV}/message/{MAIL['E'].hash}/attachment/3/signature.asc")
+    assert response.headers["content-security-policy"] == "sandbox"
+    assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_download_error_is_json_not_sniffed(client, archive):
+    for path in (f"/archive/list/{DEV}/message/{MAIL['E'].hash}/attachment/9/report.html",
+                 f"/archive/list/private@example.org/message/{MAIL['P'].hash}/attachment/1/a.txt"):
+        response = client.get(path)
+        assert response.status_code in (403, 404) and response.headers["content-type"] == "application/json"
+        assert response.headers["x-content-type-options"] == "nosniff"
+
+
 def test_attachment_without_charset_has_a_bare_content_type(client, archive):
     response = client.get(f"/hyperkitty/list/{DEV}/message/{MAIL['E'].hash}/attachment/3/signature.asc")
     assert response.headers["content-type"] == "application/pgp-signature"

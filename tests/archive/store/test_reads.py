@@ -17,9 +17,11 @@ CASES = {
                            "list/big@example.org/thread/{root}/emails/?limit=100&offset=20", 4),
     "thread detail": ("list/dev@example.org/thread/{A}/", "list/big@example.org/thread/{root}/", 4),
     "threads": ("list/dev@example.org/threads/", "list/big@example.org/threads/", 3),
-    "threads page": ("list/dev@example.org/threads/?limit=2&offset=1", "list/big@example.org/threads/?limit=100&offset=20", 4),
+    "threads page": ("list/dev@example.org/threads/?limit=2&offset=1",
+                     "list/big@example.org/threads/?limit=100&offset=20", 4),
     "list emails": ("list/dev@example.org/emails/", "list/big@example.org/emails/", 3),
-    "list emails page": ("list/dev@example.org/emails/?limit=2&offset=1", "list/big@example.org/emails/?limit=100&offset=20", 4),
+    "list emails page": ("list/dev@example.org/emails/?limit=2&offset=1",
+                         "list/big@example.org/emails/?limit=100&offset=20", 4),
     "sender emails": ("sender/{alice}/emails/", "sender/{busy}/emails/", 3),
     "sender emails page": ("sender/{alice}/emails/?limit=2&offset=1", "sender/{busy}/emails/?limit=100&offset=20", 4),
     "sender by address": ("sender/alice@example.org/emails/", "sender/busy@example.org/emails/", 3),
@@ -58,3 +60,20 @@ def test_the_large_answers_are_large(client, both):
     assert len(client.get(f"/archive/api/list/big@example.org/thread/{both['root']}/emails/").json()) == REPLIES + 1
     assert len(client.get(f"/archive/api/sender/{both['busy']}/emails/").json()) == 2 * REPLIES + 1
     assert len(client.get("/archive/api/list/big@example.org/threads/").json()) == REPLIES + 1
+
+
+def test_a_page_of_any_size_reads_as_the_rows_it_covers(engine):
+    """LIMIT and OFFSET bind as 32-bit integers on PostgreSQL and 64-bit ones on SQLite; a Page of
+    larger numbers (?limit= and ?offset= are any integer) reads as its window would."""
+    from sathub.archive.store import lists, reads
+
+    seed_archive(engine)
+    with engine.connect() as conn:
+        dev = lists.find_list(conn, "dev@example.org")
+        everything = reads.list_emails(conn, dev, None)
+        for limit, offset in [(2**31, 0), (2**63, 1), (10**40, 0), (1, 2**31), (2**64, 2**64), (3, 10**40)]:
+            page = reads.Page(limit, offset)
+            assert reads.list_emails(conn, dev, page) == everything[offset:offset + limit], (limit, offset)
+            threads = reads.list_threads(conn, dev.id, None)
+            assert reads.list_threads(conn, dev.id, page) == threads[offset:offset + limit]
+            assert reads.public_lists(conn, page) == reads.public_lists(conn, None)[offset:offset + limit]

@@ -23,7 +23,11 @@ def _int_or_none(text: str | None) -> int | None:
 def requested_page(query: Mapping[str, str]) -> Page | None:
     """The page asked for by `limit` (≥ 1) and `offset` (< 0 or not a number: 0); None: no envelope.
 
-    `query` maps each parameter to its last value (Django's QueryDict lookup)."""
+    `query` maps each parameter to its last value (Django's QueryDict lookup). Numbers of any size are
+    taken as DRF takes them (stock HyperKitty sets no `max_limit`): a limit beyond the count answers
+    every remaining item, an offset past the end an empty page whose `previous` is offset − limit. The
+    store binds them within what SQL holds (reads.Page.bound) without changing the rows; the links
+    keep the numbers as asked. More digits than int() reads (4,300) are not a number, as for DRF."""
     limit = _int_or_none(query.get("limit"))
     if limit is None or limit <= 0:
         return None

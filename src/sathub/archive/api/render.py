@@ -19,6 +19,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 ALLOW = "GET, HEAD, OPTIONS"
+# On every answer: a browser takes the body for its declared type only (a JSON body naming an
+# attacker's text is never read as HTML or script).
+NOSNIFF = {"X-Content-Type-Options": "nosniff"}
 RENDERS = ["application/json", "text/html"]
 PARSES = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]
 
@@ -50,7 +53,7 @@ def wants_html(accept: str) -> bool:
 def answer(payload, *, status: int = 200, html_page: bool, title: str, request: Request,
            index_link: str) -> Response:
     """`payload` as JSON or as the browsable page."""
-    api_headers = {"Allow": ALLOW, "Vary": "Accept"}
+    api_headers = {"Allow": ALLOW, "Vary": "Accept", **NOSNIFF}
     if html_page:
         body = _page(payload, status, title, request, index_link).encode()
         return Response(body, status, {**api_headers, "Content-Type": "text/html; charset=utf-8"})
@@ -59,8 +62,8 @@ def answer(payload, *, status: int = 200, html_page: bool, title: str, request: 
 
 def json_error(status: int, detail: str, headers: dict[str, str] | None = None) -> Response:
     """A JSON error whatever was negotiated (paths HyperKitty has no route for, download errors)."""
-    return Response(orjson.dumps({"detail": detail}), status,
-                    {"Allow": ALLOW, "Vary": "Accept", "Content-Type": "application/json", **(headers or {})})
+    return Response(orjson.dumps({"detail": detail}), status, {
+        "Allow": ALLOW, "Vary": "Accept", "Content-Type": "application/json", **NOSNIFF, **(headers or {})})
 
 
 def _page(payload, status: int, title: str, request: Request, index_link: str) -> str:
@@ -72,7 +75,7 @@ def _page(payload, status: int, title: str, request: Request, index_link: str) -
         method=request.method,
         path=request.url.path + (f"?{request.url.query}" if request.url.query else ""),
         status=f"{status} {HTTPStatus(status).phrase}",
-        headers=[("Allow", ALLOW), ("Content-Type", "application/json"), ("Vary", "Accept")],
+        headers=[("Allow", ALLOW), ("Content-Type", "application/json"), ("Vary", "Accept"), *NOSNIFF.items()],
         body=Markup(linked),
         index_link=index_link,
         json_link="?" + urlencode(query + [("format", "json")]),

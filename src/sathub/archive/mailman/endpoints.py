@@ -11,7 +11,12 @@ container sees at once which one it is. With no key configured every call is ref
 
 The archive call stores through the importer's own rules (mailman/live_ingest.py): a message already
 archived is answered with its existing URL. A list seen for the first time takes its settings
-from Mailman's REST API when SATHUB_MAILMAN_REST_URL is set (mailman/list_settings.py)."""
+from Mailman's REST API when SATHUB_MAILMAN_REST_URL is set (mailman/list_settings.py).
+
+`mlist` must be an address Mailman could give a list (mail/list_address.py: its list-name characters,
+a domain of letters, digits and hyphens, at most the 254 characters mailing_lists.name holds), and no
+field or parameter may come twice: otherwise a 400 naming the fault, and no list is created. Every
+answer is JSON with `X-Content-Type-Options: nosniff`."""
 
 from __future__ import annotations
 
@@ -24,10 +29,11 @@ from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sathub.archive.access import LIST_ADDRESS
+from sathub.archive.api.render import NOSNIFF
 from sathub.archive.edge import ArchiveEndpoint, ArchiveError
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.ids import clean_message_id, message_id_hash
+from sathub.archive.mail.list_address import list_address_fault
 from sathub.archive.mailman import list_settings, live_ingest
 from sathub.archive.pages.browse import list_page_url, message_page_url
 from sathub.archive.store import lists as list_store
@@ -39,7 +45,7 @@ log = logging.getLogger("sathub.archive.mailman")
 
 def json_answer(payload: dict, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(orjson.dumps(payload), status_code=status,
-                    headers={"Content-Type": "application/json", **(headers or {})})
+                    headers={"Content-Type": "application/json", **NOSNIFF, **(headers or {})})
 
 
 # -- who may call ------------------------------------------------------------------------------
@@ -71,9 +77,22 @@ def check_caller(request: Request, settings: Settings) -> None:
 
 
 def list_address(value: str | None, what: str) -> str:
-    if not value or not LIST_ADDRESS.fullmatch(value.strip()) or "/" in value:
-        raise ArchiveError(400, f"{what} must be the list's posting address (name@domain), got {value!r}.")
-    return value.strip().lower()
+    """The list `value` names, lowercased; ArchiveError 400 unless Mailman could have such a list
+    (mail/list_address.py), so that no list is ever created under another name."""
+    address = (value or "").strip()
+    fault = list_address_fault(address) if address else "it is empty"
+    if fault:
+        raise ArchiveError(400, f"{what} must be the posting address of a list Mailman can create (name@domain), "
+                           f"got {value!r}: {fault}.")
+    return address.lower()
+
+
+def only_one(values: list, what: str):
+    """The one value of a field or parameter; ArchiveError 400 when it is given more than once
+    (which of them was meant cannot be known), None when it is absent."""
+    if len(values) > 1:
+        raise ArchiveError(400, f"{what} is given {len(values)} times; send it once.")
+    return values[0] if values else None
 
 
 # -- the two endpoints ---------------------------------------------------------------------------
@@ -111,10 +130,11 @@ class Urls(MailmanEndpoint):
 
     async def answer(self, request: Request) -> dict:
         query = request.query_params
-        address = list_address(query.get("mlist"), "mlist")
-        if query.get("msgid") is None:
+        address = list_address(only_one(query.getlist("mlist"), "mlist"), "mlist")
+        msgid = only_one(query.getlist("msgid"), "msgid")
+        if msgid is None:
             return {"url": list_page_url(self.site(request), address)}
-        message_id = clean_message_id(query["msgid"])
+        message_id = clean_message_id(msgid)
         if not message_id:
             raise ArchiveError(400, "msgid is empty.")
         return {"url": message_page_url(self.site(request), address, message_id_hash(message_id))}
@@ -198,8 +218,8 @@ async def read_message(request: Request, limit: int) -> tuple[str, bytes]:
     except Exception as error:  # noqa: BLE001 - python-multipart's many ways to say "malformed"
         raise ArchiveError(400, f"The multipart body cannot be read: {error}.") from None
     try:
-        address = form.get("mlist")
-        message = form.get("message")
+        address = only_one(form.getlist("mlist"), "The field mlist")
+        message = only_one(form.getlist("message"), "The file field message")
         if not isinstance(address, str):
             raise ArchiveError(400, "The field mlist (the list's posting address) is missing.")
         if message is None:

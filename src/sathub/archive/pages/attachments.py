@@ -1,7 +1,10 @@
 """Attachment downloads: the web-UI path `…/list/<address>/message/<hash>/attachment/<counter>/<name>`.
 
 The bytes are served as stored, typed by the part's content type; the declared charset goes into
-Content-Type (HyperKitty sends it as Content-Encoding, which HTTP clients take for a compression)."""
+Content-Type (HyperKitty sends it as Content-Encoding, which HTTP clients take for a compression).
+A sender chose those bytes and that type: `Content-Security-Policy: sandbox` makes a browser that
+opens one anyway (an HTML part, an SVG image) treat it as a page of no origin, without script,
+forms or the site's cookies, and `nosniff` keeps it from reading the bytes as another type."""
 
 from __future__ import annotations
 
@@ -11,11 +14,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from sathub.archive.access import HASH, LIST_ADDRESS, visible_list
-from sathub.archive.api.render import json_error
+from sathub.archive.api.render import NOSNIFF, json_error
 from sathub.archive.edge import ArchiveEndpoint, ArchiveError
 from sathub.archive.store import reads
 from sathub.web import in_thread
 
+# What every download carries besides its type and name (the module's docstring says why).
+UNTRUSTED = {"Content-Security-Policy": "sandbox", **NOSNIFF}
 # attachments.counter is a 32-bit integer; a larger number is no attachment (and no database
 # would take it as a parameter).
 MAX_COUNTER = 2**31 - 1
@@ -39,6 +44,7 @@ class Download(ArchiveEndpoint):
         return Response(attachment.content, 200, {
             "Content-Type": content_type,
             "Content-Disposition": f"attachment; filename*=UTF-8''{quote(attachment.name, safe='')}",
+            **UNTRUSTED,
         })
 
     def render_error(self, request: Request, error: ArchiveError) -> Response:

@@ -28,13 +28,24 @@ def _param(name: str, type_=None) -> sa.BindParameter:
 
 
 _LIMIT, _OFFSET = _param("limit", sa.Integer), _param("offset", sa.Integer)
+# LIMIT and OFFSET bind as 32-bit integers on PostgreSQL (`::INTEGER`) and 64-bit ones on SQLite, but
+# `?limit=` and `?offset=` may be any integer. No listing has more rows than this (its rows' ids are
+# 32-bit on PostgreSQL; 2^31 emails would be terabytes on SQLite), so binding a window within it
+# changes no answer: an offset at the bound is past the end of any listing (an empty page), a limit at
+# the bound takes all the rest.
+MAX_ROWS = 2**31 - 1
 
 
 @dataclass(frozen=True)
 class Page:
-    """One LIMIT/OFFSET window of a listing (api/paging.py reads it from the query)."""
+    """One LIMIT/OFFSET window of a listing (api/paging.py reads it from the query): `limit` ≥ 1 and
+    `offset` ≥ 0 of any size (the envelope's links keep them as asked); what SQL sees is bounded."""
     limit: int
     offset: int
+
+    def bound(self) -> dict[str, int]:
+        """The window's LIMIT and OFFSET parameters, at most MAX_ROWS each."""
+        return {"limit": min(self.limit, MAX_ROWS), "offset": min(self.offset, MAX_ROWS)}
 
 
 class _Query:
@@ -58,7 +69,7 @@ class _Query:
     def all(self, conn: Connection, page: Page | None, **params) -> Sequence[Row]:
         if page is None:
             return conn.execute(self.whole, params).all()
-        return conn.execute(self.paged, {**params, "limit": page.limit, "offset": page.offset}).all()
+        return conn.execute(self.paged, {**params, **page.bound()}).all()
 
 
 # Lists ---------------------------------------------------------------------------------------
@@ -171,7 +182,8 @@ def _email_query(*, known_list: bool = False, known_sender: bool = False, known_
     columns = (emails.c.id, emails.c.message_id, emails.c.message_id_hash, emails.c.sender_name,
                emails.c.subject, emails.c.date, *sender_columns, list_column, thread_column,
                _parent.c.message_id_hash, emails.c.archived_date, emails.c.thread_order, *extra)
-    labelled = (column.label(name) for column, name in zip(columns, EMAIL_ROW + ("content",)))
+    # "content" names `extra`'s column when there is one (zip stops at the shorter).
+    labelled = (column.label(name) for column, name in zip(columns, EMAIL_ROW + ("content",), strict=False))
     return sa.select(*labelled).select_from(joined)
 
 
