@@ -27,3 +27,9 @@ def test_tokens_are_bound_and_expire():
     assert not csrf.token_is_valid("t", "10.0.0.1", token, now=1060)
     assert not csrf.token_is_valid("s", "10.0.0.1", token, now=1000 + csrf.TOKEN_LIFETIME + 1)
     assert not csrf.token_is_valid("s", "10.0.0.1", "garbage")
+
+
+@pytest.mark.parametrize("issued", ["9" * 5000, "\u00b2\u00b3", "-5", "1e3", ""])
+def test_a_token_time_other_than_ascii_digits_is_refused_not_a_crash(issued):
+    # str.isdigit() took "²³", and int() refuses 4,301 digits and more (issue 23).
+    assert not csrf.token_is_valid("s", "10.0.0.1", f"{issued}.0123456789abcdef0123456789abcdef")

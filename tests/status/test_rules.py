@@ -60,7 +60,8 @@ def test_form_callsign_normalization(raw, callsign, grid):
 @pytest.mark.parametrize("raw, stored", [
     ("em48", "EM48"), ("EM48AB", "EM48ab"), ("fn42AB", "FN42ab"), (" io91wm ", "IO91wm"),
     ("JO22ab12", "JO22ab"), ("JO22AB12CD", "JO22ab"),
-    ("EM48A", None), ("ZZ99", None), ("BADGRID", None), ("EM48AB1", None), ("", None), ("EM4８", None), ("EM48ﬀ", None), ("ﬀ12", None),
+    ("EM48A", None), ("ZZ99", None), ("BADGRID", None), ("EM48AB1", None), ("", None), ("EM4８", None),
+    ("EM48ﬀ", None), ("ﬀ12", None),
 ])
 def test_grid_squares(raw, stored):
     assert rules.parse_grid(raw) == stored
@@ -103,6 +104,8 @@ def test_periods(minute, period):
 @pytest.mark.parametrize("text, value", [
     ("12", 12), (" +7abc", 7), ("-3", -3), ("abc", 0), ("", 0), ("12.9", 12), ("1e3", 1000),
     ("1.5e1", 15), ("1e-5", 0), ("1e20", 10 ** 20), ("1e400", 2 ** 63), ("-1e400", -(2 ** 63)),
+    (" +0007x", 7), ("-0", 0), ("9223372036854775807", 2 ** 63 - 1), ("99999999999999999999", 2 ** 63),
+    ("9" * 5000, 2 ** 63), ("-" + "9" * 5000, -(2 ** 63)), ("0" * 5000 + "12", 12),  # int() refuses 4,301 digits
 ])
 def test_php_intval(text, value):
     assert rules.php_intval(text) == value

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 import time
 from collections.abc import Mapping
@@ -27,6 +28,7 @@ TOKEN_FIELD = "csrf_token"
 # them in a frame, where a disguised click on their button would be the user's own (clickjacking).
 NOT_FRAMED = {"X-Frame-Options": "SAMEORIGIN", "Content-Security-Policy": "frame-ancestors 'self'"}
 TOKEN_LIFETIME = 6 * 3600
+_ISSUED = re.compile(r"[0-9]{1,12}")
 # Used only when no secret key is configured (a single-process development server).
 _PROCESS_SECRET = secrets.token_hex(32)
 
@@ -50,6 +52,12 @@ def has_browser_signal(headers: Mapping[str, str]) -> bool:
     return any(headers.get(name) for name in ("sec-fetch-site", "origin", "referer"))
 
 
+def from_another_site(request: Request) -> bool:
+    """Whether a browser says another site started this request: what submit.php (unless its
+    token says otherwise), the admin login and the API's POST refuse."""
+    return is_foreign(request.headers, own_origins(request))
+
+
 def is_foreign(headers: Mapping[str, str], own_origins: set[str]) -> bool:
     """True when a browser says the request was started by another site."""
     fetch_site = headers.get("sec-fetch-site", "").lower()
@@ -71,7 +79,7 @@ def make_token(secret: str, binding: str, now: float | None = None) -> str:
 
 def token_is_valid(secret: str, binding: str, token: str, now: float | None = None) -> bool:
     issued_text, _, mac = token.partition(".")
-    if not issued_text.isdigit():
+    if not _ISSUED.fullmatch(issued_text):  # ASCII digits, as make_token writes them (not "²", not 5,000 of them)
         return False
     issued = int(issued_text)
     age = (time.time() if now is None else now) - issued

@@ -184,14 +184,17 @@ _LEADING_NUMBER = re.compile(r"[ \t\n\r\v\f]*([+-]?[0-9]+)(?:\.[0-9]*)?([eE][+-]
 
 def php_intval(text: str) -> int:
     """PHP (7.1+) intval() of a string: its leading integer part, 0 when there is none; a leading
-    number with an exponent counts whole ("1e20" is 10**20, not 1), so absurd values stay absurd."""
+    number with an exponent counts whole ("1e20" is 10**20, not 1), so absurd values stay absurd.
+    Beyond 19 digits (or infinite) it is ±2**63, which no date or time part is."""
     match = _LEADING_NUMBER.match(text)
     if not match:
         return 0
     if match.group(2) is None:
-        return int(match.group(1))
-    value = float(match.group(0))
-    return int(value) if math.isfinite(value) else int(math.copysign(2 ** 63, value))
+        sign, digits = match.group(1)[:1], match.group(1).lstrip("+-").lstrip("0")
+        whole = int(digits or "0") if len(digits) <= 19 else 2**63  # int() refuses 4,301 digits and more
+        return -whole if sign == "-" else whole
+    number = float(match.group(0))
+    return int(number) if math.isfinite(number) else int(math.copysign(2 ** 63, number))
 
 
 def period_of_minute(minute: int) -> int:

@@ -54,6 +54,9 @@ def test_legacy_arrays_carry_no_version_header_as_upstream(client, seeded):
     for path in ("/api/v1/satellites.php", "/api/v1/sat_info.php?name=AO-91", "/api/v1/sat_info.php"):
         response = client.get(path)
         assert response.status_code == 200 and "x-amsat-api-version" not in response.headers
+        # upstream's one header, and nosniff (issue 23)
+        assert dict(response.headers) == {"content-type": "application/json", "x-content-type-options": "nosniff",
+                                          "content-length": str(len(response.content))}
     assert client.get("/api/v1/statuses.php").headers["x-amsat-api-version"] == "1.0.0"
 
 

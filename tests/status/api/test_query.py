@@ -121,6 +121,10 @@ def test_parameters_and_arrays_are_read_as_php_reads_them(pairs, encode_brackets
     ("hours=a+b%26c", "a b&c"),  # "+" is a space; "&" encoded is part of the value
     ("hours", ""),  # a name without "=" is an empty value
     ("hours[a]junk=5", {"a": "5"}),
+    # PHP's integer keys end at PHP_INT_MAX; a larger one is a string key (issue 23: int() once refused 5,000 digits)
+    ("hours[9223372036854775807]=a", {"9223372036854775807": "a"}),
+    ("hours[9223372036854775808]=a&hours[]=b", {"9223372036854775808": "a", "0": "b"}),
+    (f"hours[{'9' * 5000}]=a", {"9" * 5000: "a"}),
 ])
 def test_examples(query_string, value):
     assert written(query.parse_php_query(query_string)["hours"]) == written(value)

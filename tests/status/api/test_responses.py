@@ -29,10 +29,30 @@ def test_envelope_headers_and_php_pretty_print(client, engine):
     seed_catalog(engine, [{"name": "OSCAR-Ø", "display_name": "Ørsted 😀", "website": "https://x.test/a"}])
     response = client.get("/api/v1/catalog.php")
     for header, value in [("cache-control", "no-store"), ("access-control-allow-origin", "*"),
-                          ("access-control-allow-headers", "Content-Type"), ("x-amsat-api-version", "1.0.0")]:
+                          ("access-control-allow-headers", "Content-Type"), ("x-amsat-api-version", "1.0.0"),
+                          ("x-content-type-options", "nosniff")]:
         assert response.headers[header] == value
     text = response.text
     assert text.startswith('{\n    "data": [\n        {\n            "id": ')
     assert '"display_name": "\\u00d8rsted \\ud83d\\ude00"' in text
     assert '"website": "https://x.test/a"' in text and not text.endswith("\n")
     assert '"meta": {\n        "count": 1\n    }\n}' in text
+
+
+def test_every_json_answer_says_nosniff(client, seeded):
+    """A browser never reads interface A's JSON as another type (issue 23): envelope answers, errors
+    included, and the legacy arrays; HEAD keeps the header."""
+    answers = [client.get("/api/v1/catalog.php"), client.get("/api/v1/reports.php?hours=x"),
+               client.get("/api/v1/statuses.php"), client.get("/api/v1/health.php"),
+               client.get("/api/v1/catalog.php?name=NO-SUCH"), client.delete("/api/v1/reports.php"),
+               client.post("/api/v1/reports.php", json={}), client.head("/api/v1/summary.php"),
+               client.get("/api/v1/satellites.php"), client.get("/api/v1/sat_info.php?name=AO-91"),
+               client.get("/api/v1/sat_info.php"), client.head("/api/v1/sat_info.php?name=AO-91")]
+    for answer in answers:
+        assert answer.headers["x-content-type-options"] == "nosniff", answer.request.url
+
+
+def test_openapi_php_keeps_upstreams_two_headers(client):
+    # status-api.md 4.7: Content-Type and Cache-Control only.
+    response = client.get("/api/v1/openapi.php")
+    assert {key for key in response.headers if key != "content-length"} == {"content-type", "cache-control"}

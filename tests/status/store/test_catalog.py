@@ -6,7 +6,7 @@ deleting or renaming an entry leaves its reports alone)."""
 from __future__ import annotations
 
 import csv
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 
 import pytest
@@ -82,9 +82,9 @@ def test_non_ascii_names_fold_their_ascii_letters_alike_on_both_backends(engine)
 
 
 def test_stats_count_every_report_of_a_name_in_any_case(loaded):
-    store_report(loaded, "AO-91", datetime(2026, 1, 2, 5, 10, tzinfo=timezone.utc))
-    store_report(loaded, "ao-91", datetime(2026, 1, 3, 7, 50, tzinfo=timezone.utc), callsign="K1ABC")
-    store_report(loaded, "AO-91", datetime(2025, 12, 31, 23, 0, tzinfo=timezone.utc), callsign="DL1ABC")
+    store_report(loaded, "AO-91", datetime(2026, 1, 2, 5, 10, tzinfo=UTC))
+    store_report(loaded, "ao-91", datetime(2026, 1, 3, 7, 50, tzinfo=UTC), callsign="K1ABC")
+    store_report(loaded, "AO-91", datetime(2025, 12, 31, 23, 0, tzinfo=UTC), callsign="DL1ABC")
     by_name = {row.api_name: row for row in read(loaded, catalog.catalog, with_stats=True)}
     assert (by_name["AO-91"].report_count, str(by_name["AO-91"].latest_day), by_name["AO-91"].latest_hour) == (
         3, "2026-01-03", 7)
@@ -192,7 +192,7 @@ def test_taken_api_names(loaded):
 
 
 def test_deleting_an_entry_takes_its_aliases_and_leaves_its_reports(loaded):
-    store_report(loaded, "AO-91", datetime(2026, 1, 2, 5, 10, tzinfo=timezone.utc))
+    store_report(loaded, "AO-91", datetime(2026, 1, 2, 5, 10, tzinfo=UTC))
     write(loaded, catalog.add_alias, "Old-91", "AO-91")
     write(loaded, catalog.add_alias, "Old-29", "FO-29")
     write(loaded, catalog.delete, read(loaded, catalog.entry_named, "AO-91").id)
@@ -204,3 +204,15 @@ def test_deleting_an_entry_takes_its_aliases_and_leaves_its_reports(loaded):
         assert conn.execute(sa.select(reports.c.name)).scalars().all() == ["AO-91"]
     write(loaded, catalog.delete, read(loaded, catalog.entry_named, "AO-7_[U/v]").id)
     assert read(loaded, catalog.catalog_is_empty)
+
+
+@pytest.mark.parametrize("satellite_id", [2**31, -(2**31) - 1, 2**63, -(10**30)])
+def test_an_id_beyond_the_column_names_no_entry(loaded, satellite_id):
+    """PostgreSQL refuses such a parameter ('integer out of range'); the store finds nothing instead,
+    as for any id no entry has (issue 23)."""
+    before = read(loaded, catalog.catalog)
+    assert read(loaded, catalog.entry, satellite_id) is None
+    assert read(loaded, catalog.api_name_taken, "AO-91", except_id=satellite_id)
+    write(loaded, catalog.update, satellite_id, "X", "X-1", "")
+    write(loaded, catalog.delete, satellite_id)
+    assert read(loaded, catalog.catalog) == before

@@ -20,7 +20,7 @@ from starlette.responses import RedirectResponse, Response
 from sathub.status import csrf, rate_limit, rules
 from sathub.status.admin import sessions
 from sathub.status.admin.passwords import verify_password
-from sathub.status.csrf import own_origins, secret_of
+from sathub.status.csrf import secret_of
 from sathub.status.store import accounts, catalog, reports
 from sathub.status.templating import render, static_response
 from sathub.web import BodyTooLarge, client_address, form_fields, in_thread, settings_of, site_url
@@ -31,7 +31,7 @@ from sathub.web import BodyTooLarge, client_address, form_fields, in_thread, set
 FAILED_LOGIN_DELAY = 1.0
 LOGIN_ATTEMPTS_PER_MINUTE = 10
 WEBSITE_REFUSED = "The website must be an http:// or https:// address."
-_INTEGER = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
+_INTEGER = re.compile(r"\s*([+-]?)0*([0-9]+)\s*")
 
 
 # Checked against when the user does not exist, so that the check is not skipped: the bcrypt
@@ -40,7 +40,15 @@ DUMMY_HASH = "$2b$12$0uMIlPh6AbYIlHuaIZwFeeapg1xcRu9HU0djg3Wi82S8JR3wUxb0."
 
 
 def _integer(text: str | None) -> int | None:
-    return int(text) if text is not None and _INTEGER.fullmatch(text) else None
+    """An id as a page is given it, None when it is no integer ("Error"). Any integer is one, as
+    upstream's SQL compared any: an id no entry has is "0 results" however large (the store finds
+    none beyond the column's range); one of more than 19 digits is read as 10**19."""
+    match = _INTEGER.fullmatch(text) if text is not None else None
+    if match is None:
+        return None
+    sign, digits = match.groups()
+    value = int(digits) if len(digits) <= 19 else 10**19
+    return -value if sign == "-" else value
 
 
 def _page(request: Request, template: str, session: sessions.Session | None = None, status: int = 200,
@@ -107,7 +115,7 @@ async def login(request: Request) -> Response:
         fields = await form_fields(request)
     except BodyTooLarge:
         return _message(request, None, "The request is too large.", f"{site}/admin/index.php", "Log in", 413)
-    if csrf.is_foreign(request.headers, own_origins(request)):
+    if csrf.from_another_site(request):
         if not csrf.token_is_valid(secret_of(request), address, fields.get(csrf.TOKEN_FIELD, "")):
             return _message(request, None, "This login came from another site.", f"{site}/admin/index.php",
                             "Log in", 403)

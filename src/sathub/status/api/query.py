@@ -14,6 +14,7 @@ from sathub.status import rules
 from sathub.status.api.responses import invalid_parameter
 
 _ARRAY_KEY = re.compile(r"([^\[]+)\[([^\]]*)\]")
+_INDEX = re.compile(r"0|[1-9][0-9]{0,18}")
 _SCOPE_KEY = "sathub.php_query"
 
 PhpValue = str | list | dict
@@ -32,7 +33,7 @@ def parse_php_query(query: str) -> dict[str, PhpValue]:
             array = params[name] = {}
         if index == "":  # the next integer index, as PHP appends
             index = max((k for k in array if isinstance(k, int)), default=-1) + 1
-        elif index.isdigit() and str(int(index)) == index:
+        elif _INDEX.fullmatch(index) and int(index) < 2**63:  # PHP's integer keys; a larger one stays text
             index = int(index)
         array[index] = value
     return {name: _as_json(value) for name, value in params.items()}

@@ -22,9 +22,11 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, details: dict | None = None):
+    def __init__(self, status: int, code: str, message: str, details: dict | None = None,
+                 headers: dict[str, str] | None = None):
         super().__init__(message)
         self.status, self.code, self.message, self.details = status, code, message, details
+        self.headers = headers  # beside the envelope's own, e.g. a 429's Retry-After
 
 
 def invalid_parameter(name: str, raw) -> ApiError:
@@ -33,9 +35,11 @@ def invalid_parameter(name: str, raw) -> ApiError:
 
 @functools.lru_cache(maxsize=8)
 def _envelope_headers(commit: str, deployed_at: str) -> dict[str, str]:
-    """The headers of 2.2 for an envelope answer, with the deploy facts when configured."""
+    """The headers of 2.2 for an envelope answer, with the deploy facts when configured, and
+    nosniff: a browser never reads the JSON as anything else (a page, a script)."""
     return {
         "Content-Type": "application/json; charset=utf-8",
+        "X-Content-Type-Options": "nosniff",
         "Cache-Control": "no-store",
         "Access-Control-Allow-Origin": "*",
         "Access-Control-Allow-Headers": "Content-Type",
@@ -75,19 +79,20 @@ def envelope(request: Request, body: dict | str | bytes, status: int = 200, head
 
 def legacy_array(items: list[dict] | bytes) -> Response:
     """Compact PHP json_encode() body, or one rendered already, with the exact legacy Content-Type
-    and, as upstream, no other header (no version header either)."""
+    and, of upstream's headers, no other (no version header either); nosniff is ours."""
     body = items if isinstance(items, bytes) else php_compact_json(items)
     return _prepared(body, _LEGACY_HEADERS)
 
 
-_LEGACY_HEADERS = ((b"content-type", b"application/json"),)
+_LEGACY_HEADERS = ((b"content-type", b"application/json"), (b"x-content-type-options", b"nosniff"))
 
 
 def error_response(request: Request, error: ApiError, headers: dict | None = None) -> Response:
     inner = {"code": error.code, "message": error.message, "status": error.status}
     if error.details is not None:
         inner["details"] = error.details
-    return envelope(request, {"error": inner}, status=error.status, headers=headers)
+    return envelope(request, {"error": inner}, status=error.status,
+                    headers={**(error.headers or {}), **(headers or {})})
 
 
 def endpoint(*methods: str) -> Callable[[Handler], Handler]:

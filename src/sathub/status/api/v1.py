@@ -4,6 +4,7 @@ Handlers parse with the pure rules, ask the store for one query's worth of rows,
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from importlib import resources
 from urllib.parse import quote
@@ -11,16 +12,18 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
+from sathub.db.engines import WRITERS_LOCK, one_at_a_time
 from sathub.db.group_commit import transaction_memo
-from sathub.status import rules, times
+from sathub.status import csrf, rate_limit, rules, times
 from sathub.status.api import query, report_input
 from sathub.status.api.php_json import PrettyFragment, php_pretty_json
 from sathub.status.api.responses import API_VERSION, ApiError, endpoint, envelope
 from sathub.status.api.summary_answer import SummaryAnswer
 from sathub.status.cache import answers_of
+from sathub.status.store import accounts
 from sathub.status.store import catalog as catalog_store
 from sathub.status.store import reports as report_store
-from sathub.web import in_thread, in_write_batch, settings_of, site_url
+from sathub.web import client_address, in_thread, in_write_batch, settings_of, site_url
 
 OPENAPI = resources.files("sathub.status.api") / "openapi.json"
 
@@ -151,9 +154,21 @@ def status_filter(request: Request) -> str | None:
 
 
 async def create_report(request: Request) -> Response:
+    # A web page of another site may not file reports from its visitors' browsers: submit.php's rule
+    # (csrf.py), without its token, which only submit.php's confirmation page hands out. Apps and
+    # scripts send none of the headers a browser marks a request's origin with.
+    if csrf.from_another_site(request):
+        raise ApiError(403, "cross_site_request", "Reports cannot be sent by a web page of another site.")
     answers_of(request).check_database()  # the database comes before the body (2.3 step 4): 503 when away
-    fields = await report_input.request_fields(request)
-    accepted, stored = await in_write_batch(request, check_report, fields, store=store_reports)
+    client = rate_limit.client_key("api", client_address(request))  # apart from submit.php's count
+    limit = settings_of(request).api_rate_per_minute
+    try:
+        fields: dict | ApiError = await report_input.request_fields(request)
+    except ApiError as refusal:  # invalid_json: refused in the write transaction, once counted
+        if limit <= 0:
+            raise
+        fields = refusal
+    accepted, stored = await in_write_batch(request, check_report, fields, client, limit, store=store_reports)
     link = reports_link(request, accepted.name)
     body = {
         "data": {"id": stored.id, "name": accepted.name, "reported_time": times.iso_z(accepted.instant),
@@ -164,8 +179,33 @@ async def create_report(request: Request) -> Response:
     return envelope(request, body, status=201, headers={"Location": link})
 
 
-def check_report(conn, fields: dict) -> report_input.Accepted:
+def check_report(conn, fields: dict | ApiError, client: str, limit: int) -> report_input.Accepted:
+    """The check step of a POST, in the shared write transaction: its client's count first (kept
+    when the POST is then refused, as submit.php counts refused submissions; 0: no limit), then
+    the body (4.3)."""
+    if limit > 0:
+        _count_post(conn, client, limit)
+    if isinstance(fields, ApiError):
+        raise fields
     return report_input.validate_api(fields, conn, times.utc_now(), resolve=_resolver(conn))
+
+
+def _count_post(conn, client: str, limit: int) -> None:
+    """Count one POST of `client` in its minute, in the database (every process shares the
+    count); 429 beyond `limit`. The writers' lock comes first: submit.php's writes count under it,
+    and a count taken before it could leave two processes on PostgreSQL each waiting for what the
+    other holds (this count's row, that lock)."""
+    memo = transaction_memo()
+    if memo is None or "counts_after_writers_lock" not in memo:
+        one_at_a_time(conn, WRITERS_LOCK)
+        if memo is not None:
+            memo["counts_after_writers_lock"] = True
+    now = time.time()
+    start = rate_limit.window_start(now)
+    verdict = rate_limit.judge(accounts.count_hit(conn, client, start), limit, start, now)
+    if not verdict.allowed:
+        raise ApiError(429, "rate_limited", f"Too many reports from this address: try again in "
+                       f"{verdict.retry_after} seconds.", headers={"Retry-After": str(verdict.retry_after)})
 
 
 def _resolver(conn):

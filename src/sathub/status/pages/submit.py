@@ -46,7 +46,7 @@ async def _answer(request: Request) -> Response:
         return _page(request, await in_thread(request, _confirmation, fields), address)
     # Only a store needs the token: the confirmation page changes nothing, and its Yes link
     # carries one, so the status page itself stays the same for everyone (and cacheable).
-    if csrf.is_foreign(request.headers, csrf.own_origins(request)):
+    if csrf.from_another_site(request):
         token = post.get(csrf.TOKEN_FIELD) or request.query_params.get(csrf.TOKEN_FIELD, "")
         if not csrf.token_is_valid(csrf.secret_of(request), address, token):
             return _refusal(request, FOREIGN, 403)

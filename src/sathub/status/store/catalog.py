@@ -17,6 +17,12 @@ _entry_columns = (satellites.c.id, satellites.c.api_name, satellites.c.display_n
 _by_display_name = (sa.func.lower(satellites.c.display_name), satellites.c.id)
 
 
+def _id_is(satellite_id: int):
+    """The entry of an id, none for an id beyond the column's 32 bits: PostgreSQL would refuse such
+    a parameter ('integer out of range', a 500) where an id it can hold just finds nothing."""
+    return satellites.c.id == satellite_id if -(2**31) <= satellite_id < 2**31 else sa.false()
+
+
 def _api_name_is(name: str):
     return sa.func.lower(satellites.c.api_name) == folded(name)
 
@@ -42,7 +48,7 @@ def catalog(conn: Connection, name: str | None = None, with_stats: bool = False)
 
 
 def entry(conn: Connection, satellite_id: int) -> sa.Row | None:
-    return conn.execute(sa.select(*_entry_columns).where(satellites.c.id == satellite_id)).first()
+    return conn.execute(sa.select(*_entry_columns).where(_id_is(satellite_id))).first()
 
 
 def entry_named(conn: Connection, api_name: str) -> sa.Row | None:
@@ -73,7 +79,7 @@ def _resolution(display_names: bool):
 def api_name_taken(conn: Connection, api_name: str, except_id: int | None = None) -> bool:
     query = sa.select(satellites.c.id).where(_api_name_is(api_name))
     if except_id is not None:
-        query = query.where(satellites.c.id != except_id)
+        query = query.where(sa.not_(_id_is(except_id)))
     return conn.execute(query.limit(1)).first() is not None
 
 
@@ -119,7 +125,7 @@ def update(conn: Connection, satellite_id: int, display_name: str, api_name: str
     """Change an entry; a renamed API name stays accepted from older apps as an alias."""
     before = entry(conn, satellite_id)
     remove_alias(conn, api_name)
-    conn.execute(satellites.update().where(satellites.c.id == satellite_id)
+    conn.execute(satellites.update().where(_id_is(satellite_id))
                  .values(api_name=api_name, display_name=display_name, website=website))
     if before is not None and before.api_name.lower() != api_name.lower():
         conn.execute(satellite_aliases.insert().values(alias=before.api_name, satellite_id=satellite_id))
@@ -127,7 +133,7 @@ def update(conn: Connection, satellite_id: int, display_name: str, api_name: str
 
 def delete(conn: Connection, satellite_id: int) -> None:
     """Delete an entry (its aliases go with it; its reports stay)."""
-    conn.execute(satellites.delete().where(satellites.c.id == satellite_id))
+    conn.execute(satellites.delete().where(_id_is(satellite_id)))
 
 
 def remove_satellite(conn: Connection, name: str) -> bool:
