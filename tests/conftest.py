@@ -34,8 +34,10 @@ POSTGRES_URL = os.environ.get("SATHUB_TEST_POSTGRES_URL")
 
 DOCS_SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 
-BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.skipif(
-    not POSTGRES_URL, reason="SATHUB_TEST_POSTGRES_URL not set"))]
+BACKENDS = [
+    "sqlite",
+    pytest.param("postgresql", marks=pytest.mark.skipif(not POSTGRES_URL, reason="SATHUB_TEST_POSTGRES_URL not set")),
+]
 
 
 def fresh_postgres_database(base_url: str) -> tuple[str, callable]:

@@ -59,11 +59,18 @@ def app_in_thread(database: Path, *, prefix: str = "", **settings) -> Iterator[t
 def sathub_server(database_url: str, *, base_url: str = "", workers: int = 1, env: dict | None = None):
     """Start `sathub serve` on a free port and yield its root URL (with the base URL's prefix)."""
     port = free_port()
-    environ = {**os.environ, "SATHUB_DATABASE_URL": database_url, "SATHUB_PORT": str(port),
-               "SATHUB_WORKERS": str(workers), "SATHUB_LOG_LEVEL": "warning",
-               "SATHUB_BASE_URL": base_url.format(port=port), **(env or {})}
-    process = subprocess.Popen([sys.executable, "-m", "sathub", "serve"], env=environ,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    environ = {
+        **os.environ,
+        "SATHUB_DATABASE_URL": database_url,
+        "SATHUB_PORT": str(port),
+        "SATHUB_WORKERS": str(workers),
+        "SATHUB_LOG_LEVEL": "warning",
+        "SATHUB_BASE_URL": base_url.format(port=port),
+        **(env or {}),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sathub", "serve"], env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     root = base_url.format(port=port) or f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

@@ -17,4 +17,3 @@ def test_a_worker_keeps_what_it_built_at_start_out_of_the_collectors_full_scans(
         assert len(gc.get_objects()) * 5 < gc.get_freeze_count()
     finally:
         gc.unfreeze()
-

@@ -5,9 +5,23 @@ from click.testing import CliRunner
 
 from sathub.cli import main
 
-COMMANDS = [[], ["serve"], ["db"], ["db", "upgrade"], ["catalog"], ["catalog", "list"], ["catalog", "load"],
-            ["catalog", "add"], ["catalog", "remove"], ["catalog", "alias"], ["status"],
-            ["status", "import-legacy"], ["archive"], ["admin"], ["admin", "add-user"]]
+COMMANDS = [
+    [],
+    ["serve"],
+    ["db"],
+    ["db", "upgrade"],
+    ["catalog"],
+    ["catalog", "list"],
+    ["catalog", "load"],
+    ["catalog", "add"],
+    ["catalog", "remove"],
+    ["catalog", "alias"],
+    ["status"],
+    ["status", "import-legacy"],
+    ["archive"],
+    ["admin"],
+    ["admin", "add-user"],
+]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
@@ -21,5 +35,7 @@ def test_a_database_that_cannot_be_reached_is_one_clear_line(command):
     url = "postgresql://postgres:secret@127.0.0.1:1/nowhere"
     result = CliRunner().invoke(main, [*command, "--database-url", url])
     assert result.exit_code == 1 and "Traceback" not in result.output
-    assert result.output.startswith("Error: Cannot reach the database postgresql+psycopg://postgres:***@127.0.0.1:1/nowhere")
+    assert result.output.startswith(
+        "Error: Cannot reach the database postgresql+psycopg://postgres:***@127.0.0.1:1/nowhere"
+    )
     assert "secret" not in result.output

@@ -17,16 +17,45 @@ from sathub.config import SettingError, Settings
 # README.md, "Configuration" (the secret key's default, a random key per start, is made by the CLI
 # from this empty one).
 DOCUMENTED_DEFAULTS = {
-    "database_url": "sqlite:///var/sathub.db", "base_url": "", "host": "127.0.0.1", "port": 8000, "workers": 1,
-    "log_level": "info", "secret_key": "", "commit": "", "deployed_at": "", "allowed_hosts": "",
-    "db_pool_size": 5, "db_max_overflow": 5, "db_timeout": 10, "max_header_bytes": 65536, "header_timeout": 10,
-    "max_connections": 4096, "submit_rate_per_minute": 30, "archiver_key": "", "archiver_from": "127.0.0.1/32,::1/128",
-    "archiver_max_bytes": 26214400, "mailman_rest_url": "", "mailman_rest_user": "", "mailman_rest_password": "",
+    "database_url": "sqlite:///var/sathub.db",
+    "base_url": "",
+    "host": "127.0.0.1",
+    "port": 8000,
+    "workers": 1,
+    "log_level": "info",
+    "secret_key": "",
+    "commit": "",
+    "deployed_at": "",
+    "allowed_hosts": "",
+    "db_pool_size": 5,
+    "db_max_overflow": 5,
+    "db_timeout": 10,
+    "max_header_bytes": 65536,
+    "header_timeout": 10,
+    "max_connections": 4096,
+    "submit_rate_per_minute": 30,
+    "archiver_key": "",
+    "archiver_from": "127.0.0.1/32,::1/128",
+    "archiver_max_bytes": 26214400,
+    "mailman_rest_url": "",
+    "mailman_rest_user": "",
+    "mailman_rest_password": "",
 }
 FIELDS = {field.name: field for field in dataclasses.fields(Settings)}
 # Values that settings which check their values may accept (each setting takes those it accepts).
-CANDIDATES = ["", "sqlite:///other.db", "postgresql://sathub@db.example.org/sathub", "https://www.amsat.org/status",
-              "http://127.0.0.1:8001", "0.0.0.0", "::1", "debug", "warning", "10.0.0.0/8, 192.0.2.7", "*"]
+CANDIDATES = [
+    "",
+    "sqlite:///other.db",
+    "postgresql://sathub@db.example.org/sathub",
+    "https://www.amsat.org/status",
+    "http://127.0.0.1:8001",
+    "0.0.0.0",
+    "::1",
+    "debug",
+    "warning",
+    "10.0.0.0/8, 192.0.2.7",
+    "*",
+]
 
 
 def accepted(name: str, value) -> bool:
@@ -74,14 +103,24 @@ def test_variables_of_no_setting_are_ignored():
     assert Settings.from_env({"SATHUB_NO_SUCH": "1", "PORT": "1"}) == Settings()
 
 
-@pytest.mark.parametrize("name, value", [
-    ("port", "abc"), ("port", "0"), ("port", "65536"), ("port", ""), ("workers", "0"), ("db_pool_size", "-1"),
-    ("database_url", "mysql://root@127.0.0.1/sathub"),  # neither SQLite nor PostgreSQL
-    ("database_url", "var/sathub.db"),
-    ("base_url", "www.amsat.org/status"), ("base_url", "ftp://www.amsat.org/"),
-    ("log_level", "verbose"),
-    ("archiver_from", "10.0.0.0/33"), ("archiver_from", "localhost"),
-])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("port", "abc"),
+        ("port", "0"),
+        ("port", "65536"),
+        ("port", ""),
+        ("workers", "0"),
+        ("db_pool_size", "-1"),
+        ("database_url", "mysql://root@127.0.0.1/sathub"),  # neither SQLite nor PostgreSQL
+        ("database_url", "var/sathub.db"),
+        ("base_url", "www.amsat.org/status"),
+        ("base_url", "ftp://www.amsat.org/"),
+        ("log_level", "verbose"),
+        ("archiver_from", "10.0.0.0/33"),
+        ("archiver_from", "localhost"),
+    ],
+)
 def test_a_value_a_setting_does_not_accept_is_one_line_naming_it(name, value):
     variable = config.env_name(name)
     with pytest.raises(SettingError) as from_variable:
@@ -95,14 +134,17 @@ def test_a_value_a_setting_does_not_accept_is_one_line_naming_it(name, value):
         assert flag in str(from_flag.value) and repr(value) in str(from_flag.value)
 
 
-@pytest.mark.parametrize("given_url, base_url, prefix", [
-    ("", "", ""),
-    ("https://www.amsat.org", "https://www.amsat.org", ""),
-    ("https://www.amsat.org/", "https://www.amsat.org", ""),
-    ("https://www.amsat.org/status", "https://www.amsat.org/status", "/status"),
-    ("https://www.amsat.org/status/", "https://www.amsat.org/status", "/status"),
-    ("http://127.0.0.1:8000/a/b/", "http://127.0.0.1:8000/a/b", "/a/b"),
-])
+@pytest.mark.parametrize(
+    "given_url, base_url, prefix",
+    [
+        ("", "", ""),
+        ("https://www.amsat.org", "https://www.amsat.org", ""),
+        ("https://www.amsat.org/", "https://www.amsat.org", ""),
+        ("https://www.amsat.org/status", "https://www.amsat.org/status", "/status"),
+        ("https://www.amsat.org/status/", "https://www.amsat.org/status", "/status"),
+        ("http://127.0.0.1:8000/a/b/", "http://127.0.0.1:8000/a/b", "/a/b"),
+    ],
+)
 def test_the_base_url_loses_its_trailing_slash(given_url, base_url, prefix):
     for settings in (Settings.from_env({"SATHUB_BASE_URL": given_url}), Settings.from_env({}, base_url=given_url)):
         assert (settings.base_url, settings.prefix) == (base_url, prefix)
@@ -115,6 +157,7 @@ def test_the_prefix_has_no_trailing_slash_even_in_settings_made_directly():
 
 def _accepted_range(name: str) -> tuple[int, int]:
     """The integers an integer setting accepts, an interval around its default (found by bisection)."""
+
     def edge(inside: int, outside: int) -> int:
         while abs(outside - inside) > 1:
             middle = (inside + outside) // 2

@@ -7,8 +7,11 @@ import sys
 
 import sathub
 
-MODULES = sorted(info.name for info in pkgutil.walk_packages(sathub.__path__, "sathub.")
-                 if ".migrations" not in info.name and info.name != "sathub.__main__")
+MODULES = sorted(
+    info.name
+    for info in pkgutil.walk_packages(sathub.__path__, "sathub.")
+    if ".migrations" not in info.name and info.name != "sathub.__main__"
+)
 
 # Each module in a fresh interpreter state for sathub: the sathub modules imported before are
 # forgotten, third-party ones are kept (they are not ours, and importing them again is slow).

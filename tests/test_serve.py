@@ -21,8 +21,10 @@ def test_serve_fresh_sqlite_with_prefix_and_workers(tmp_path):
         catalog = httpx.get(f"{root}/api/v1/catalog.php").json()
         assert catalog["meta"]["count"] == 77
         assert catalog["data"][0]["links"]["self"].startswith(f"{root}/api/v1/catalog.php?name=")
-        posted = httpx.post(f"{root}/api/v1/reports.php", json={
-            "name": "AO-91", "report": "Heard", "callsign": "W1AW", "reported_at": "-1 hour"})
+        posted = httpx.post(
+            f"{root}/api/v1/reports.php",
+            json={"name": "AO-91", "report": "Heard", "callsign": "W1AW", "reported_at": "-1 hour"},
+        )
         assert posted.status_code == 201
         assert posted.headers["location"] == f"{root}/api/v1/reports.php?name=AO-91"
         assert httpx.get(f"{root}/api/v1/sat_info.php?name=AO-91").json()[0]["callsign"] == "W1AW"
@@ -35,12 +37,17 @@ def test_four_processes_started_at_once_on_a_fresh_postgresql_all_serve():
     """The migration and the default catalog load run once, whichever process comes first."""
     url, drop = fresh_postgres_database(POSTGRES_URL)
     ports = [free_port() for _ in range(4)]
-    processes = [subprocess.Popen([sys.executable, "-m", "sathub", "serve"], stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, env={**os.environ, "SATHUB_DATABASE_URL": url,
-                                                                 "SATHUB_PORT": str(port), "SATHUB_LOG_LEVEL": "warning"})
-                 for port in ports]
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "sathub", "serve"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "SATHUB_DATABASE_URL": url, "SATHUB_PORT": str(port), "SATHUB_LOG_LEVEL": "warning"},
+        )
+        for port in ports
+    ]
     try:
-        for process, port in zip(processes, ports):
+        for process, port in zip(processes, ports, strict=True):
             deadline = time.monotonic() + 60
             while True:
                 assert process.poll() is None, process.stdout.read().decode(errors="replace")

@@ -20,8 +20,15 @@ from sathub.db.group_commit import GroupCommit
 from sathub.status.tables import rate_limits
 
 
-def request(*, headers: dict | None = None, body_chunks: list[bytes] = (), settings: Settings | None = None,
-            engine=None, scheme: str = "http", client: tuple | None = ("192.0.2.7", 50000)) -> Request:
+def request(
+    *,
+    headers: dict | None = None,
+    body_chunks: list[bytes] = (),
+    settings: Settings | None = None,
+    engine=None,
+    scheme: str = "http",
+    client: tuple | None = ("192.0.2.7", 50000),
+) -> Request:
     """A request as uvicorn hands it to the app: its body arrives in chunks (`received` counts them)."""
     chunks = list(body_chunks)
 
@@ -32,9 +39,18 @@ def request(*, headers: dict | None = None, body_chunks: list[bytes] = (), setti
 
     received: list[int] = []
     app = SimpleNamespace(state=SimpleNamespace(settings=settings or Settings(), engine=engine))
-    scope = {"type": "http", "method": "POST", "scheme": scheme, "server": ("10.0.0.1", 8080), "path": "/submit.php",
-             "raw_path": b"/submit.php", "query_string": b"", "client": client, "app": app,
-             "headers": [(name.lower().encode(), value.encode()) for name, value in (headers or {}).items()]}
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "scheme": scheme,
+        "server": ("10.0.0.1", 8080),
+        "path": "/submit.php",
+        "raw_path": b"/submit.php",
+        "query_string": b"",
+        "client": client,
+        "app": app,
+        "headers": [(name.lower().encode(), value.encode()) for name, value in (headers or {}).items()],
+    }
     made = Request(scope, receive)
     made.received = received
     return made
@@ -45,14 +61,19 @@ def request(*, headers: dict | None = None, body_chunks: list[bytes] = (), setti
 
 def test_the_configured_site_wins_over_the_request():
     configured = Settings(base_url="https://www.amsat.org/status")
-    assert web.site_url(request(headers={"host": "evil.example"}, settings=configured)) == "https://www.amsat.org/status"
+    assert (
+        web.site_url(request(headers={"host": "evil.example"}, settings=configured)) == "https://www.amsat.org/status"
+    )
 
 
-@pytest.mark.parametrize("scheme, headers, site", [
-    ("http", {"host": "sathub.test"}, "http://sathub.test"),
-    ("https", {"host": "sathub.test:8443"}, "https://sathub.test:8443"),
-    ("http", {}, "http://10.0.0.1:8080"),  # no Host: the address the request came in on
-])
+@pytest.mark.parametrize(
+    "scheme, headers, site",
+    [
+        ("http", {"host": "sathub.test"}, "http://sathub.test"),
+        ("https", {"host": "sathub.test:8443"}, "https://sathub.test:8443"),
+        ("http", {}, "http://10.0.0.1:8080"),  # no Host: the address the request came in on
+    ],
+)
 def test_without_a_configured_site_links_follow_the_request(scheme, headers, site):
     assert web.site_url(request(scheme=scheme, headers=headers)) == site
 
@@ -98,9 +119,11 @@ def test_the_body_read_stays_readable_for_starlette():
 
 # --- form fields ----------------------------------------------------------------------------------
 
-MULTIPART = (b"--XX\r\nContent-Disposition: form-data; name=\"SatName\"\r\n\r\nAO-91\r\n"
-             b"--XX\r\nContent-Disposition: form-data; name=\"log\"; filename=\"log.txt\"\r\n"
-             b"Content-Type: text/plain\r\n\r\nQSO\r\n--XX--\r\n")
+MULTIPART = (
+    b'--XX\r\nContent-Disposition: form-data; name="SatName"\r\n\r\nAO-91\r\n'
+    b'--XX\r\nContent-Disposition: form-data; name="log"; filename="log.txt"\r\n'
+    b"Content-Type: text/plain\r\n\r\nQSO\r\n--XX--\r\n"
+)
 
 
 def fields(content_type: str | None, body: bytes, **options) -> dict:
@@ -108,11 +131,15 @@ def fields(content_type: str | None, body: bytes, **options) -> dict:
     return asyncio.run(web.form_fields(request(headers=headers, body_chunks=[body]), **options))
 
 
-@pytest.mark.parametrize("content_type", ["application/x-www-form-urlencoded",
-                                          "Application/X-WWW-Form-Urlencoded; charset=UTF-8"])
+@pytest.mark.parametrize(
+    "content_type", ["application/x-www-form-urlencoded", "Application/X-WWW-Form-Urlencoded; charset=UTF-8"]
+)
 def test_url_encoded_fields(content_type):
     assert fields(content_type, b"SatName=AO-91&SatCall=W1AW+%2F+P&Confirm=") == {
-        "SatName": "AO-91", "SatCall": "W1AW / P", "Confirm": ""}
+        "SatName": "AO-91",
+        "SatCall": "W1AW / P",
+        "Confirm": "",
+    }
 
 
 def test_a_repeated_field_is_its_last_value_as_in_php():
@@ -126,13 +153,16 @@ def test_multipart_fields_without_their_files_unless_asked():
     assert with_files["SatName"] == "AO-91" and isinstance(with_files["log"], UploadFile)
 
 
-@pytest.mark.parametrize("content_type, body", [
-    (None, b"SatName=AO-91"),
-    ("text/plain", b"SatName=AO-91"),
-    ("application/json", b'{"SatName": "AO-91"}'),
-    ("multipart/form-data", MULTIPART),  # no boundary: malformed
-    ("multipart/form-data; boundary=XX", b"--XX\r\nnot a part"),
-])
+@pytest.mark.parametrize(
+    "content_type, body",
+    [
+        (None, b"SatName=AO-91"),
+        ("text/plain", b"SatName=AO-91"),
+        ("application/json", b'{"SatName": "AO-91"}'),
+        ("multipart/form-data", MULTIPART),  # no boundary: malformed
+        ("multipart/form-data; boundary=XX", b"--XX\r\nnot a part"),
+    ],
+)
 def test_other_or_malformed_bodies_have_no_fields(content_type, body):
     assert fields(content_type, body) == {}
 
@@ -162,8 +192,9 @@ def test_database_work_runs_in_a_worker_thread_and_a_write_commits(engine):
     worker = asyncio.run(web.in_thread(made, insert_row, "a", write=True))
     assert worker != threading.current_thread().name  # not on the event loop's thread
     assert counted(engine) == {"a": 1}
-    assert asyncio.run(web.in_thread(made, lambda conn: conn.execute(sa.select(rate_limits.c.client)).scalars().all())
-                       ) == ["a"]
+    assert asyncio.run(
+        web.in_thread(made, lambda conn: conn.execute(sa.select(rate_limits.c.client)).scalars().all())
+    ) == ["a"]
 
 
 def test_a_failed_write_leaves_nothing(engine):
@@ -185,9 +216,11 @@ def test_writes_in_the_shared_transaction(engine):
         return [f"stored {client}" for client in checked]
 
     async def burst():
-        return await asyncio.gather(web.in_write_batch(made, insert_row, "alone"),
-                                    web.in_write_batch(made, check, "x", store=store),
-                                    web.in_write_batch(made, check, "y", store=store))
+        return await asyncio.gather(
+            web.in_write_batch(made, insert_row, "alone"),
+            web.in_write_batch(made, check, "x", store=store),
+            web.in_write_batch(made, check, "y", store=store),
+        )
 
     alone, x, y = asyncio.run(burst())
     assert alone != threading.current_thread().name

@@ -59,12 +59,22 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     routes: list[BaseRoute] = [*status_routes(), *archive_routes()]
     if settings.prefix:
         routes = [Mount(settings.prefix, routes=routes)]
-    engine = engine if engine is not None else create_engine(
-        settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow,
-        timeout=settings.db_timeout or None)
+    engine = (
+        engine
+        if engine is not None
+        else create_engine(
+            settings.database_url,
+            pool_size=settings.db_pool_size,
+            max_overflow=settings.db_max_overflow,
+            timeout=settings.db_timeout or None,
+        )
+    )
     answers = AnswerCache(engine)
-    app = SathubApp(routes=routes, exception_handlers={404: not_found, **STATUS_EXCEPTION_HANDLERS},
-                    middleware=[Middleware(HostCheck, allowed=parse_allowed(settings.allowed_hosts))])
+    app = SathubApp(
+        routes=routes,
+        exception_handlers={404: not_found, **STATUS_EXCEPTION_HANDLERS},
+        middleware=[Middleware(HostCheck, allowed=parse_allowed(settings.allowed_hosts))],
+    )
     app.state.settings = settings
     app.state.engine = engine
     app.state.answers = answers

@@ -56,8 +56,11 @@ def _every_setting() -> str:
 @_setting_option("base_url", "Public base URL with optional path prefix, e.g. https://www.amsat.org/status.")
 @_setting_option("log_level", "Log level.")
 @_setting_option("db_pool_size", "Database connections each process keeps open.")
-@_setting_option("db_max_overflow", "More connections a process may open under load. A process holds at most "
-                                     "pool + overflow + 1; keep processes x that below PostgreSQL's max_connections.")
+@_setting_option(
+    "db_max_overflow",
+    "More connections a process may open under load. A process holds at most "
+    "pool + overflow + 1; keep processes x that below PostgreSQL's max_connections.",
+)
 def serve(**flags) -> None:
     """Migrate the database, load the default catalog when empty, and serve HTTP."""
     import uvicorn
@@ -74,12 +77,20 @@ def serve(**flags) -> None:
     _allow_open_files(settings.max_connections + 256)  # sockets, plus the database and files
     os.environ.update(settings.to_env())
     click.echo(f"Serving on http://{settings.host}:{settings.port}{settings.prefix}/")
-    uvicorn.run("sathub.app:app_from_env", factory=True, host=settings.host, port=settings.port,
-                workers=settings.workers, log_level=settings.log_level,
-                access_log=settings.log_level == "debug", loop="uvloop",
-                http="sathub.server.http_protocol:GuardedHttpToolsProtocol",
-                proxy_headers=bool(settings.trusted_proxies), forwarded_allow_ips=settings.trusted_proxies or None,
-                server_header=False)
+    uvicorn.run(
+        "sathub.app:app_from_env",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_level=settings.log_level,
+        access_log=settings.log_level == "debug",
+        loop="uvloop",
+        http="sathub.server.http_protocol:GuardedHttpToolsProtocol",
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=settings.trusted_proxies or None,
+        server_header=False,
+    )
 
 
 def _can_listen(host: str, port: int) -> None:
@@ -91,8 +102,9 @@ def _can_listen(host: str, port: int) -> None:
         try:
             probe.bind((host, port))
         except OSError as error:
-            raise click.ClickException(f"Cannot listen on {host}:{port} ({describe('host')}, "
-                                       f"{describe('port')}): {error.strerror or error}") from None
+            raise click.ClickException(
+                f"Cannot listen on {host}:{port} ({describe('host')}, {describe('port')}): {error.strerror or error}"
+            ) from None
 
 
 def _allow_open_files(wanted: int) -> None:

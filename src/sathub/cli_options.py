@@ -9,8 +9,11 @@ from sathub import db
 from sathub.config import DEFAULT_DATABASE_URL, accepts, setting
 
 database_option = click.option(
-    "--database-url", default=None, metavar="URL",
-    help=f"SQLAlchemy URL: {accepts('database_url')}. Default {DEFAULT_DATABASE_URL}; env SATHUB_DATABASE_URL.")
+    "--database-url",
+    default=None,
+    metavar="URL",
+    help=f"SQLAlchemy URL: {accepts('database_url')}. Default {DEFAULT_DATABASE_URL}; env SATHUB_DATABASE_URL.",
+)
 
 
 def engine_for(database_url: str | None):

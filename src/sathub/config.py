@@ -96,12 +96,14 @@ NETWORKS = ("comma-separated addresses and CIDR ranges, or *", _networks)
 
 @dataclass(frozen=True)
 class Settings:
-    database_url: str = _setting(DEFAULT_DATABASE_URL, ("a sqlite:///PATH or postgresql://… URL", _database_url),
-                                 "--database-url")
+    database_url: str = _setting(
+        DEFAULT_DATABASE_URL, ("a sqlite:///PATH or postgresql://… URL", _database_url), "--database-url"
+    )
     # Public base URL: scheme, host and optional path prefix (e.g. https://www.amsat.org/status).
     # Empty means: build links from each request and serve at the root.
-    base_url: str = _setting("", ("an http:// or https:// URL, or nothing",
-                                  lambda value: value == "" or _web_url(value)), "--base-url")
+    base_url: str = _setting(
+        "", ("an http:// or https:// URL, or nothing", lambda value: value == "" or _web_url(value)), "--base-url"
+    )
     # Host headers answered (comma-separated; `.example.org` includes subdomains); empty: any
     # well-formed host. A malformed Host is always refused (server/hosts.py).
     allowed_hosts: str = _setting("", ANY_TEXT)
@@ -146,8 +148,9 @@ class Settings:
     archiver_max_bytes: int = _setting(25 * 1024 * 1024, _integer(1024))
     # Mailman core's REST API (the root without a version, e.g. http://127.0.0.1:8001), where list
     # names, descriptions and archive policies come from; empty: lists are public unless --private.
-    mailman_rest_url: str = _setting("", ("an http:// or https:// URL, or nothing",
-                                          lambda value: value == "" or _web_url(value)))
+    mailman_rest_url: str = _setting(
+        "", ("an http:// or https:// URL, or nothing", lambda value: value == "" or _web_url(value))
+    )
     mailman_rest_user: str = _setting("", ANY_TEXT)
     mailman_rest_password: str = _setting("", ANY_TEXT)
 

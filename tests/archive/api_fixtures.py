@@ -65,29 +65,75 @@ SENDERS = ["alice@example.org", "bob@example.net", "zoe@example.com"]
 # Arrival order (emails.id) is the order of this tuple; thread membership and order are below.
 MAILS = (
     Mail("A", "dev@example.org", "alice@example.org", "Alice Liddell", "[dev] Welcome", d("2021-01-01 10:00:00")),
-    Mail("B", "dev@example.org", "bob@example.net", "bob@example.net", "Re: [dev] Welcome",
-         d("2021-01-02 09:00:00"), parent="A"),
-    Mail("C", "dev@example.org", "zoe@example.com", "Zoë Ünïcode", "Re: [dev] Welcome",
-         d("2021-01-01 12:00:00"), parent="A", content="Grüße — ça va ?\n"),
-    Mail("D", "dev@example.org", "alice@example.org", "Alice Liddell", "Re: [dev] Welcome",
-         d("2021-01-03 08:30:00"), parent="B"),
-    Mail("E", "dev@example.org", "bob@example.net", "Bob", "[dev] Report", d("2021-02-01 00:00:00"),
-         content="See attached.\n"),
+    Mail(
+        "B",
+        "dev@example.org",
+        "bob@example.net",
+        "bob@example.net",
+        "Re: [dev] Welcome",
+        d("2021-01-02 09:00:00"),
+        parent="A",
+    ),
+    Mail(
+        "C",
+        "dev@example.org",
+        "zoe@example.com",
+        "Zoë Ünïcode",
+        "Re: [dev] Welcome",
+        d("2021-01-01 12:00:00"),
+        parent="A",
+        content="Grüße — ça va ?\n",
+    ),
+    Mail(
+        "D",
+        "dev@example.org",
+        "alice@example.org",
+        "Alice Liddell",
+        "Re: [dev] Welcome",
+        d("2021-01-03 08:30:00"),
+        parent="B",
+    ),
+    Mail(
+        "E",
+        "dev@example.org",
+        "bob@example.net",
+        "Bob",
+        "[dev] Report",
+        d("2021-02-01 00:00:00"),
+        content="See attached.\n",
+    ),
     Mail("F", "dev@example.org", "alice@example.org", "Alice Liddell", "[dev] Tie one", d("2021-03-01 00:00:00")),
     Mail("G", "dev@example.org", "bob@example.net", "Bob", "[dev] Tie two", d("2021-03-01 00:00:00")),
     Mail("H", "dev@example.org", "zoe@example.com", "Zoë Ünïcode", "[dev] Late", d("2021-04-01 00:00:00")),
     Mail("P", "private@example.org", "alice@example.org", "Alice Liddell", "Secret", d("2021-05-01 00:00:00")),
-    Mail("X", "other@example.org", "alice@example.org", "Alice Liddell", "[dev] Welcome", d("2021-01-01 10:00:00"),
-         copy_of="A"),
+    Mail(
+        "X",
+        "other@example.org",
+        "alice@example.org",
+        "Alice Liddell",
+        "[dev] Welcome",
+        d("2021-01-01 10:00:00"),
+        copy_of="A",
+    ),
 )
 # Thread roots and the thread order of their members.
 THREADS = {"A": ["A", "C", "B", "D"], "E": ["E"], "F": ["F"], "G": ["G"], "H": ["H"], "P": ["P"], "X": ["X"]}
 DEPTH = {"B": 1, "C": 1, "D": 2}
 ATTACHMENTS = [  # on E
-    {"counter": 2, "name": "report.html", "content_type": "text/html", "encoding": "gb2312",
-     "content": "<p>报告</p>".encode("gb2312")},
-    {"counter": 3, "name": "signature.asc", "content_type": "application/pgp-signature", "encoding": None,
-     "content": b"-----BEGIN PGP SIGNATURE-----\n"},
+    {
+        "counter": 2,
+        "name": "report.html",
+        "content_type": "text/html",
+        "encoding": "gb2312",
+        "content": "<p>报告</p>".encode("gb2312"),
+    },
+    {
+        "counter": 3,
+        "name": "signature.asc",
+        "content_type": "application/pgp-signature",
+        "encoding": None,
+        "content": b"-----BEGIN PGP SIGNATURE-----\n",
+    },
 ]
 MAIL = {m.key: m for m in MAILS}
 CREATED = d("2020-06-01 12:00:00")
@@ -96,34 +142,62 @@ CREATED = d("2020-06-01 12:00:00")
 def seed_archive(engine) -> dict[str, int]:
     """Insert the archive above; returns the emails.id of each mail key."""
     with engine.begin() as conn:
-        list_ids = {name: conn.execute(mailing_lists.insert().values(
-            name=name, display_name="", description=None, subject_prefix="",
-            archive_policy=POLICY.get(name, "public"), created_at=CREATED)).inserted_primary_key[0]
-            for name in LISTS}
-        sender_ids = {address: conn.execute(senders.insert().values(
-            address=address, mailman_id=mailman_id(address))).inserted_primary_key[0] for address in SENDERS}
+        list_ids = {
+            name: conn.execute(
+                mailing_lists.insert().values(
+                    name=name,
+                    display_name="",
+                    description=None,
+                    subject_prefix="",
+                    archive_policy=POLICY.get(name, "public"),
+                    created_at=CREATED,
+                )
+            ).inserted_primary_key[0]
+            for name in LISTS
+        }
+        sender_ids = {
+            address: conn.execute(
+                senders.insert().values(address=address, mailman_id=mailman_id(address))
+            ).inserted_primary_key[0]
+            for address in SENDERS
+        }
         ids: dict[str, int] = {}
         for mail in MAILS:
-            ids[mail.key] = conn.execute(emails.insert().values(
-                list_id=list_ids[mail.list_name], message_id=mail.message_id, message_id_hash=mail.hash,
-                sender_id=sender_ids[mail.sender], sender_address=mail.sender, sender_name=mail.sender_name,
-                subject=mail.subject,
-                content=mail.content, date=mail.date, archived_date=mail.date,
-                in_reply_to=MAIL[mail.parent].message_id if mail.parent else None,
-                parent_id=ids[mail.parent] if mail.parent else None,
-                thread_depth=DEPTH.get(mail.key, 0))).inserted_primary_key[0]
+            ids[mail.key] = conn.execute(
+                emails.insert().values(
+                    list_id=list_ids[mail.list_name],
+                    message_id=mail.message_id,
+                    message_id_hash=mail.hash,
+                    sender_id=sender_ids[mail.sender],
+                    sender_address=mail.sender,
+                    sender_name=mail.sender_name,
+                    subject=mail.subject,
+                    content=mail.content,
+                    date=mail.date,
+                    archived_date=mail.date,
+                    in_reply_to=MAIL[mail.parent].message_id if mail.parent else None,
+                    parent_id=ids[mail.parent] if mail.parent else None,
+                    thread_depth=DEPTH.get(mail.key, 0),
+                )
+            ).inserted_primary_key[0]
         for root, members in THREADS.items():
             last_arrival = max(members, key=lambda key: ids[key])
-            thread_pk = conn.execute(threads.insert().values(
-                list_id=list_ids[MAIL[root].list_name], thread_id=MAIL[root].hash, starting_email_id=ids[root],
-                subject=MAIL[root].subject, date_active=MAIL[last_arrival].date,
-                emails_count=len(members))).inserted_primary_key[0]
+            thread_pk = conn.execute(
+                threads.insert().values(
+                    list_id=list_ids[MAIL[root].list_name],
+                    thread_id=MAIL[root].hash,
+                    starting_email_id=ids[root],
+                    subject=MAIL[root].subject,
+                    date_active=MAIL[last_arrival].date,
+                    emails_count=len(members),
+                )
+            ).inserted_primary_key[0]
             for order, key in enumerate(members):
-                conn.execute(emails.update().where(emails.c.id == ids[key]).values(
-                    thread_id=thread_pk, thread_order=order))
+                conn.execute(
+                    emails.update().where(emails.c.id == ids[key]).values(thread_id=thread_pk, thread_order=order)
+                )
         for attachment in ATTACHMENTS:
-            conn.execute(attachments.insert().values(email_id=ids["E"], size=len(attachment["content"]),
-                                                     **attachment))
+            conn.execute(attachments.insert().values(email_id=ids["E"], size=len(attachment["content"]), **attachment))
     return ids
 
 
@@ -162,34 +236,73 @@ def seed_big_list(engine, replies: int) -> dict[str, str]:
     Returns the root's hash and the sender's mailman_id. Rows are shaped as the importer writes them."""
     name, address = "big@example.org", "busy@example.org"
     with engine.begin() as conn:
-        list_id = conn.execute(mailing_lists.insert().values(
-            name=name, archive_policy="public", created_at=CREATED)).inserted_primary_key[0]
-        sender_id = conn.execute(senders.insert().values(
-            address=address, mailman_id=mailman_id(address))).inserted_primary_key[0]
+        list_id = conn.execute(
+            mailing_lists.insert().values(name=name, archive_policy="public", created_at=CREATED)
+        ).inserted_primary_key[0]
+        sender_id = conn.execute(
+            senders.insert().values(address=address, mailman_id=mailman_id(address))
+        ).inserted_primary_key[0]
         root_hash = message_id_hash("root-big@example.org")
-        thread_pk = conn.execute(threads.insert().values(
-            list_id=list_id, thread_id=root_hash, subject="Big", date_active=d("2022-01-01"),
-            emails_count=replies + 1)).inserted_primary_key[0]
+        thread_pk = conn.execute(
+            threads.insert().values(
+                list_id=list_id,
+                thread_id=root_hash,
+                subject="Big",
+                date_active=d("2022-01-01"),
+                emails_count=replies + 1,
+            )
+        ).inserted_primary_key[0]
         ids: list[int] = []
         for n in range(replies + 1):
             message_id = "root-big@example.org" if n == 0 else f"reply-{n}-big@example.org"
             parent = None if n == 0 else ids[(n - 1) if n % 3 else 0]
-            ids.append(conn.execute(emails.insert().values(
-                list_id=list_id, message_id=message_id, message_id_hash=message_id_hash(message_id),
-                sender_id=sender_id, sender_address=address, sender_name="Busy", subject="Big", content="text\n",
-                date=datetime(2021, 1, 1) + timedelta(minutes=n),
-                archived_date=datetime(2021, 1, 1) + timedelta(minutes=n),
-                parent_id=parent, thread_id=thread_pk, thread_order=n)).inserted_primary_key[0])
+            ids.append(
+                conn.execute(
+                    emails.insert().values(
+                        list_id=list_id,
+                        message_id=message_id,
+                        message_id_hash=message_id_hash(message_id),
+                        sender_id=sender_id,
+                        sender_address=address,
+                        sender_name="Busy",
+                        subject="Big",
+                        content="text\n",
+                        date=datetime(2021, 1, 1) + timedelta(minutes=n),
+                        archived_date=datetime(2021, 1, 1) + timedelta(minutes=n),
+                        parent_id=parent,
+                        thread_id=thread_pk,
+                        thread_order=n,
+                    )
+                ).inserted_primary_key[0]
+            )
         for n in range(replies):
             message_id = f"single-{n}-big@example.org"
             date = datetime(2020, 1, 1) + timedelta(hours=n)
-            single = conn.execute(threads.insert().values(
-                list_id=list_id, thread_id=message_id_hash(message_id), subject="Single", date_active=date,
-                emails_count=1)).inserted_primary_key[0]
-            conn.execute(emails.insert().values(
-                list_id=list_id, message_id=message_id, message_id_hash=message_id_hash(message_id),
-                sender_id=sender_id, sender_address=address, sender_name="Busy", subject="Single", content="text\n",
-                date=date, archived_date=date, thread_id=single, thread_order=0))
+            single = conn.execute(
+                threads.insert().values(
+                    list_id=list_id,
+                    thread_id=message_id_hash(message_id),
+                    subject="Single",
+                    date_active=date,
+                    emails_count=1,
+                )
+            ).inserted_primary_key[0]
+            conn.execute(
+                emails.insert().values(
+                    list_id=list_id,
+                    message_id=message_id,
+                    message_id_hash=message_id_hash(message_id),
+                    sender_id=sender_id,
+                    sender_address=address,
+                    sender_name="Busy",
+                    subject="Single",
+                    content="text\n",
+                    date=date,
+                    archived_date=date,
+                    thread_id=single,
+                    thread_order=0,
+                )
+            )
     return {"root": root_hash, "sender": mailman_id(address)}
 
 

@@ -17,10 +17,20 @@ def list_id(conn, name: str) -> int:
 def check_threads(conn, name: str) -> int:
     """Assert every thread rule on list `name`; returns the number of emails checked."""
     lid = list_id(conn, name)
-    rows = conn.execute(sa.select(emails.c.id, emails.c.message_id, emails.c.message_id_hash, emails.c.in_reply_to,
-                                  emails.c.parent_id, emails.c.thread_id, emails.c.thread_order,
-                                  emails.c.thread_depth, emails.c.date, emails.c.subject)
-                        .where(emails.c.list_id == lid)).all()
+    rows = conn.execute(
+        sa.select(
+            emails.c.id,
+            emails.c.message_id,
+            emails.c.message_id_hash,
+            emails.c.in_reply_to,
+            emails.c.parent_id,
+            emails.c.thread_id,
+            emails.c.thread_order,
+            emails.c.thread_depth,
+            emails.c.date,
+            emails.c.subject,
+        ).where(emails.c.list_id == lid)
+    ).all()
     by_id = {row.id: row for row in rows}
     by_message_id = {row.message_id: row for row in rows}
     members = defaultdict(list)
@@ -41,7 +51,11 @@ def check_threads(conn, name: str) -> int:
         assert root.parent_id is None and root.thread_depth == 0
         assert [r.parent_id for r in ordered].count(None) == 1
         assert (thread.thread_id, thread.starting_email_id, thread.subject, thread.emails_count) == (
-            root.message_id_hash, root.id, root.subject, len(ordered))
+            root.message_id_hash,
+            root.id,
+            root.subject,
+            len(ordered),
+        )
         assert thread.date_active == max(ordered, key=lambda r: r.id).date
         assert [(r.id, r.thread_depth) for r in ordered] == _pre_order(root, ordered)
     return len(rows)
@@ -67,9 +81,16 @@ def snapshot(conn, name: str) -> dict[str, tuple]:
     its starting email and size. Independent of arrival order (ids)."""
     lid = list_id(conn, name)
     parent = emails.alias("parent")
-    query = (sa.select(emails.c.message_id_hash, threads.c.thread_id, parent.c.message_id_hash.label("parent"),
-                       emails.c.thread_depth, threads.c.emails_count)
-             .join(threads, threads.c.id == emails.c.thread_id)
-             .outerjoin(parent, parent.c.id == emails.c.parent_id)
-             .where(emails.c.list_id == lid))
+    query = (
+        sa.select(
+            emails.c.message_id_hash,
+            threads.c.thread_id,
+            parent.c.message_id_hash.label("parent"),
+            emails.c.thread_depth,
+            threads.c.emails_count,
+        )
+        .join(threads, threads.c.id == emails.c.thread_id)
+        .outerjoin(parent, parent.c.id == emails.c.parent_id)
+        .where(emails.c.list_id == lid)
+    )
     return {row.message_id_hash: tuple(row[1:]) for row in conn.execute(query)}

@@ -10,12 +10,25 @@ from tests.archive.messages import raw_message
 LIST = "dev@lists.example.org"
 
 
-def message(key: str, *, reply_to: str | None = None, date: str = "Mon, 06 Jan 2020 10:00:00 +0000",
-            sender: str = "alice@example.com", subject: str | None = None, body: str = "hello\n") -> str:
+def message(
+    key: str,
+    *,
+    reply_to: str | None = None,
+    date: str = "Mon, 06 Jan 2020 10:00:00 +0000",
+    sender: str = "alice@example.com",
+    subject: str | None = None,
+    body: str = "hello\n",
+) -> str:
     """One message of an mbox, `<key@example.org>` (a reply to `<reply_to@example.org>`)."""
-    return raw_message(f"{key}@example.org", sender=sender, subject=key if subject is None else subject,
-                       reply_to=reply_to and f"{reply_to}@example.org", date=date, body=body + "\n",
-                       envelope=f"From {sender} Mon Jan  6 10:00:00 2020").decode()
+    return raw_message(
+        f"{key}@example.org",
+        sender=sender,
+        subject=key if subject is None else subject,
+        reply_to=reply_to and f"{reply_to}@example.org",
+        date=date,
+        body=body + "\n",
+        envelope=f"From {sender} Mon Jan  6 10:00:00 2020",
+    ).decode()
 
 
 def archive(tmp_path, name: str, *messages: str):
@@ -38,8 +51,12 @@ def day(n: int) -> str:
 
 
 def thread_of(engine, key: str) -> str:
-    return rows(engine, sa.select(threads.c.thread_id).join(emails, emails.c.thread_id == threads.c.id)
-                .where(emails.c.message_id == f"{key}@example.org"))[0][0]
+    return rows(
+        engine,
+        sa.select(threads.c.thread_id)
+        .join(emails, emails.c.thread_id == threads.c.id)
+        .where(emails.c.message_id == f"{key}@example.org"),
+    )[0][0]
 
 
 def h(key: str) -> str:

@@ -8,20 +8,37 @@ from __future__ import annotations
 DATE = "Mon, 01 Jan 2001 10:00:00 +0000"
 
 
-def raw_message(message_id: str | bytes, *, sender: str = "Ann Example <ann@example.com>", to: str | None = None,
-                subject: str | None = "hello", reply_to: str | None = None, date: str | None = DATE,
-                headers: tuple[str | bytes, ...] = (), content_type: str | None = None,
-                transfer_encoding: str | None = None, body: str | bytes = "Body text\n", newline: str = "\n",
-                envelope: str | None = None) -> bytes:
+def raw_message(
+    message_id: str | bytes,
+    *,
+    sender: str = "Ann Example <ann@example.com>",
+    to: str | None = None,
+    subject: str | None = "hello",
+    reply_to: str | None = None,
+    date: str | None = DATE,
+    headers: tuple[str | bytes, ...] = (),
+    content_type: str | None = None,
+    transfer_encoding: str | None = None,
+    body: str | bytes = "Body text\n",
+    newline: str = "\n",
+    envelope: str | None = None,
+) -> bytes:
     """One message, `<message_id>` in its Message-ID and `<reply_to>` in its In-Reply-To. With
     `content_type`, a MIME-Version and that Content-Type; with `envelope`, an mbox "From " line
     first (e.g. "From ann@example.com Mon Jan  6 10:00:00 2020")."""
     lines: list[str | bytes] = [
-        envelope, f"From: {sender}", to and f"To: {to}", subject is not None and f"Subject: {subject}",
-        b"Message-ID: <" + _bytes(message_id) + b">", reply_to and f"In-Reply-To: <{reply_to}>",
-        date and f"Date: {date}", *headers,
-        content_type and "MIME-Version: 1.0", content_type and f"Content-Type: {content_type}",
-        transfer_encoding and f"Content-Transfer-Encoding: {transfer_encoding}"]
+        envelope,
+        f"From: {sender}",
+        to and f"To: {to}",
+        subject is not None and f"Subject: {subject}",
+        b"Message-ID: <" + _bytes(message_id) + b">",
+        reply_to and f"In-Reply-To: <{reply_to}>",
+        date and f"Date: {date}",
+        *headers,
+        content_type and "MIME-Version: 1.0",
+        content_type and f"Content-Type: {content_type}",
+        transfer_encoding and f"Content-Transfer-Encoding: {transfer_encoding}",
+    ]
     end = newline.encode()
     return b"".join(_bytes(line) + end for line in lines if line) + end + _bytes(body)
 

@@ -25,10 +25,15 @@ class MailmanRest(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_port}"
 
     def add(self, address: str, **config) -> None:
-        self.lists[address] = {"display_name": address.split("@")[0].title(), "description": "",
-                               "subject_prefix": f"[{address.split('@')[0].title()}] ",
-                               "archive_policy": "public", "created_at": "2020-05-01T12:30:00.123456",
-                               "fqdn_listname": address, **config}
+        self.lists[address] = {
+            "display_name": address.split("@")[0].title(),
+            "description": "",
+            "subject_prefix": f"[{address.split('@')[0].title()}] ",
+            "archive_policy": "public",
+            "created_at": "2020-05-01T12:30:00.123456",
+            "fqdn_listname": address,
+            **config,
+        }
 
     def __enter__(self):
         self.thread.start()
@@ -40,7 +45,7 @@ class MailmanRest(ThreadingHTTPServer):
 
 
 class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self):  # noqa: N802
+    def do_GET(self):
         server: MailmanRest = self.server
         server.calls.append(self.path)
         expected = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
@@ -50,10 +55,17 @@ class _Handler(BaseHTTPRequestHandler):
         if len(parts) >= 3 and parts[:2] == ["3.1", "lists"] and parts[2] in server.lists:
             config = server.lists[parts[2]]
             if parts[3:] == ["config"]:
-                return self._send(200, {**config, "http_etag": "\"1\""})
+                return self._send(200, {**config, "http_etag": '"1"'})
             if not parts[3:]:
-                return self._send(200, {"fqdn_listname": parts[2], "display_name": config["display_name"],
-                                        "self_link": f"{server.url}/3.1/lists/{parts[2]}", "http_etag": "\"1\""})
+                return self._send(
+                    200,
+                    {
+                        "fqdn_listname": parts[2],
+                        "display_name": config["display_name"],
+                        "self_link": f"{server.url}/3.1/lists/{parts[2]}",
+                        "http_etag": '"1"',
+                    },
+                )
         return self._send(404, {"title": "404 Not Found"})
 
     def _send(self, status: int, payload: dict) -> None:

@@ -10,8 +10,10 @@ from sathub.archive.commands import list_address_from_name
 from sathub.archive.tables import emails, mailing_lists, senders
 from sathub.cli import main
 
-MBOX = (b"From alice@example.com Mon Jan  6 10:00:00 2020\nFrom: Alice <alice@example.com>\n"
-        b"Message-ID: <1@x>\nSubject: one\nDate: Mon, 06 Jan 2020 10:00:00 +0000\n\nbody\n")
+MBOX = (
+    b"From alice@example.com Mon Jan  6 10:00:00 2020\nFrom: Alice <alice@example.com>\n"
+    b"Message-ID: <1@x>\nSubject: one\nDate: Mon, 06 Jan 2020 10:00:00 +0000\n\nbody\n"
+)
 
 
 def invoke(engine, *args):
@@ -79,14 +81,17 @@ def test_senders_load(engine, tmp_path):
     assert invoke(engine, "archive", "senders", "load", str(csv_file)).exit_code == 2
     with engine.connect() as conn:
         assert conn.execute(sa.select(senders.c.address, senders.c.mailman_id)).all() == [
-            ("alice@example.com", "c5ed4be36a3d596f84b61607e27f11c8")]
+            ("alice@example.com", "c5ed4be36a3d596f84b61607e27f11c8")
+        ]
 
 
 def mbox_of(count: int) -> bytes:
     """`count` messages with incompressible bodies of 6 KB: several MB once decompressed."""
     random = Random(13)
-    return b"".join(MBOX.replace(b"<1@x>", f"<{n}@x>".encode()) + random.randbytes(3000).hex().encode() + b"\n\n"
-                    for n in range(count))
+    return b"".join(
+        MBOX.replace(b"<1@x>", f"<{n}@x>".encode()) + random.randbytes(3000).hex().encode() + b"\n\n"
+        for n in range(count)
+    )
 
 
 def test_a_truncated_gzip_fails_the_import_and_a_rerun_of_the_whole_file_completes_it(engine, tmp_path):
@@ -94,7 +99,8 @@ def test_a_truncated_gzip_fails_the_import_and_a_rerun_of_the_whole_file_complet
     path = tmp_path / "dev@example.org.mbox.gz"
     path.write_bytes(whole[: len(whole) // 2])
     result = CliRunner().invoke(
-        main, ["archive", "import", str(path), "--database-url", engine.url.render_as_string(hide_password=False)])
+        main, ["archive", "import", str(path), "--database-url", engine.url.render_as_string(hide_password=False)]
+    )
     assert result.exit_code == 1
     assert "could not be read to their end" in result.stderr and "not read to its end" in result.stdout
     with engine.connect() as conn:

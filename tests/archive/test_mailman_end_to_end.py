@@ -81,8 +81,13 @@ def test_mailman_archives_into_sathub(engine, database_url, corpus):
     with Mailman(f"{site}/archive/", KEY) as mm:
         mm.create_list(LIST, archive_policy="public", display_name="EVS", description="EVS SWG")
         mm.create_list(PRIVATE_LIST, archive_policy="private")
-        env = {"SATHUB_PORT": str(port), "SATHUB_ARCHIVER_KEY": KEY, "SATHUB_MAILMAN_REST_URL": mm.rest_url,
-               "SATHUB_MAILMAN_REST_USER": mm.rest_user, "SATHUB_MAILMAN_REST_PASSWORD": mm.rest_password}
+        env = {
+            "SATHUB_PORT": str(port),
+            "SATHUB_ARCHIVER_KEY": KEY,
+            "SATHUB_MAILMAN_REST_URL": mm.rest_url,
+            "SATHUB_MAILMAN_REST_USER": mm.rest_user,
+            "SATHUB_MAILMAN_REST_PASSWORD": mm.rest_password,
+        }
 
         with sathub_server(database_url, base_url=site, env=env):
             # A thread whose first reply arrives before its parent; the list is new to sathub.
@@ -148,5 +153,7 @@ def test_mailman_archives_into_sathub(engine, database_url, corpus):
             assert set(after) == set(stored) | {message_id(chain_root), message_id(chain_reply)}
             with httpx.Client(base_url=site, timeout=10) as http:
                 chain = http.get(f"/archive/api/list/{LIST}/thread/{after[message_id(chain_root)]}/emails/").json()
-            assert [e["message_id_hash"] for e in chain] == [after[message_id(chain_root)],
-                                                              after[message_id(chain_reply)]]
+            assert [e["message_id_hash"] for e in chain] == [
+                after[message_id(chain_root)],
+                after[message_id(chain_reply)],
+            ]

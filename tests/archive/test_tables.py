@@ -19,10 +19,16 @@ def archive_only(obj, name, type_, reflected, compare_to) -> bool:
 # Interface A's expression indexes (lower(name), ...) cannot be reflected on SQLite; not ours to check.
 @pytest.mark.filterwarnings("ignore:Skipped unsupported reflection of expression-based index")
 def test_migrated_database_matches_tables_py(engine):
-    assert {tables.mailing_lists.name, tables.senders.name, tables.threads.name, tables.emails.name,
-            tables.attachments.name} == ARCHIVE_TABLES
+    assert {
+        tables.mailing_lists.name,
+        tables.senders.name,
+        tables.threads.name,
+        tables.emails.name,
+        tables.attachments.name,
+    } == ARCHIVE_TABLES
     with engine.connect() as conn:
-        context = MigrationContext.configure(conn, opts={
-            "compare_type": True, "compare_server_default": same_default, "include_object": archive_only})
+        context = MigrationContext.configure(
+            conn, opts={"compare_type": True, "compare_server_default": same_default, "include_object": archive_only}
+        )
         differences = compare_metadata(context, db.metadata)
     assert differences == []

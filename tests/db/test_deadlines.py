@@ -76,15 +76,14 @@ def test_declaring_the_server_silent_cuts_every_watched_connection_then_retries_
 
 def test_a_closed_descriptor_number_reused_by_another_socket_is_never_cut():
     deadlines, first = Deadlines(lambda: None), Peer()
-    with pytest.raises(OSError):
-        with deadlines.watch(first, 0.1):
-            number = first.mine.fileno()
-            first.close()  # the driver closed its socket while watched...
-            other = Peer()  # ...and the number may now belong to someone else
-            time.sleep(0.3)
-            other.theirs.sendall(b"z")
-            assert other.mine.recv(1) == b"z"  # untouched
-            raise OSError(number)
+    with pytest.raises(OSError), deadlines.watch(first, 0.1):
+        number = first.mine.fileno()
+        first.close()  # the driver closed its socket while watched...
+        other = Peer()  # ...and the number may now belong to someone else
+        time.sleep(0.3)
+        other.theirs.sendall(b"z")
+        assert other.mine.recv(1) == b"z"  # untouched
+        raise OSError(number)
     other.close()
 
 

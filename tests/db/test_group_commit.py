@@ -44,8 +44,9 @@ def test_concurrent_writes_share_transactions_and_keep_their_own_outcomes(engine
     writes = GroupCommit(engine)
 
     async def burst():
-        return await asyncio.gather(*(writes.run_checked(insert_client, None, n) for n in range(64)),
-                                    return_exceptions=True)
+        return await asyncio.gather(
+            *(writes.run_checked(insert_client, None, n) for n in range(64)), return_exceptions=True
+        )
 
     outcomes = asyncio.run(burst())
     assert [o for o in outcomes if not isinstance(o, int)] == [outcomes[13]]
@@ -81,8 +82,9 @@ def test_when_the_transaction_cannot_commit_every_write_of_it_fails(engine, monk
     writes = GroupCommit(engine)
 
     async def burst():
-        return await asyncio.gather(*(writes.run_checked(insert_client, None, n) for n in range(3)),
-                                    return_exceptions=True)
+        return await asyncio.gather(
+            *(writes.run_checked(insert_client, None, n) for n in range(3)), return_exceptions=True
+        )
 
     assert all(isinstance(o, DatabaseUnavailable) for o in asyncio.run(burst()))
 
@@ -123,8 +125,10 @@ def test_a_transaction_whose_writes_all_pass_takes_no_savepoint(engine):
     writes = GroupCommit(engine)
 
     async def burst():
-        return await asyncio.gather(*(writes.run_checked(insert_client, None, n) for n in range(12)),
-                                    *(writes.run_checked(lambda conn, n: n, store_hits, n) for n in range(20, 30)))
+        return await asyncio.gather(
+            *(writes.run_checked(insert_client, None, n) for n in range(12)),
+            *(writes.run_checked(lambda conn, n: n, store_hits, n) for n in range(20, 30)),
+        )
 
     assert asyncio.run(burst()) == list(range(12)) + [[n] for n in range(20, 30)]
     assert savepoints == []
@@ -145,8 +149,9 @@ def test_a_write_that_fails_runs_its_transaction_again_without_storing_anything_
     writes = GroupCommit(engine)
 
     async def burst():
-        return await asyncio.gather(*(writes.run_checked(counted, None, n) for n in (11, 12, 13, 14)),
-                                    return_exceptions=True)
+        return await asyncio.gather(
+            *(writes.run_checked(counted, None, n) for n in (11, 12, 13, 14)), return_exceptions=True
+        )
 
     outcomes = asyncio.run(burst())
     assert outcomes[:2] == [11, 12] and isinstance(outcomes[2], ValueError) and outcomes[3] == 14
@@ -157,10 +162,14 @@ def test_a_write_that_fails_runs_its_transaction_again_without_storing_anything_
         assert sorted(conn.execute(sa.select(rate_limits.c.hits)).scalars()) == [11, 12, 14]
 
 
-@pytest.mark.parametrize("lost", [
-    DatabaseUnavailable("gone"),
-    sa.exc.OperationalError("SELECT 1", {}, Exception("server closed the connection"), connection_invalidated=True),
-], ids=["silent", "connection lost"])
+@pytest.mark.parametrize(
+    "lost",
+    [
+        DatabaseUnavailable("gone"),
+        sa.exc.OperationalError("SELECT 1", {}, Exception("server closed the connection"), connection_invalidated=True),
+    ],
+    ids=["silent", "connection lost"],
+)
 def test_a_database_that_stops_answering_is_not_asked_again(engine, lost):
     calls = []
 
@@ -173,10 +182,14 @@ def test_a_database_that_stops_answering_is_not_asked_again(engine, lost):
     assert calls == [1]
 
 
-@pytest.mark.parametrize("lost", [
-    DatabaseUnavailable("gone"),
-    sa.exc.OperationalError("SELECT 1", {}, Exception("server closed the connection"), connection_invalidated=True),
-], ids=["silent", "connection lost"])
+@pytest.mark.parametrize(
+    "lost",
+    [
+        DatabaseUnavailable("gone"),
+        sa.exc.OperationalError("SELECT 1", {}, Exception("server closed the connection"), connection_invalidated=True),
+    ],
+    ids=["silent", "connection lost"],
+)
 def test_a_check_that_loses_the_connection_fails_its_whole_transaction(engine, lost):
     """Not this write's refusal: the others of its transaction cannot be stored on that connection
     (a commit there raised PendingRollbackError, which answered 500)."""
@@ -238,7 +251,7 @@ def test_a_write_whose_event_loop_is_gone_does_not_stop_the_writes_after_it(engi
     slow, started, release = held_write()
 
     async def abandon():
-        asyncio.ensure_future(writes.run_checked(slow, None, 1))
+        asyncio.ensure_future(writes.run_checked(slow, None, 1))  # noqa: RUF006 - abandoned on purpose
         await asyncio.sleep(0)
         started.wait(5)
 

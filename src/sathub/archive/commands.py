@@ -32,11 +32,16 @@ def archive() -> None:
 
 
 @archive.command("import")
-@click.option("--list", "list_address", metavar="ADDRESS",
-              help="Posting address of the list, e.g. dev@lists.example.org. May be left out when "
-                   "every PATH is named <address>.mbox[.gz|.bz2|.xz].")
-@click.option("--private", is_flag=True,
-              help="Mark the list private (its mail is never served) before importing any of it.")
+@click.option(
+    "--list",
+    "list_address",
+    metavar="ADDRESS",
+    help="Posting address of the list, e.g. dev@lists.example.org. May be left out when "
+    "every PATH is named <address>.mbox[.gz|.bz2|.xz].",
+)
+@click.option(
+    "--private", is_flag=True, help="Mark the list private (its mail is never served) before importing any of it."
+)
 @database_option
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 def import_command(list_address, private, database_url, paths) -> None:
@@ -45,24 +50,34 @@ def import_command(list_address, private, database_url, paths) -> None:
     if not list_address:
         names = {list_address_from_name(path) for path in paths}
         if len(names) != 1 or None in names:
-            raise click.UsageError("Give --list ADDRESS (the file names do not all name the same "
-                                   "list as <address>.mbox.gz).")
+            raise click.UsageError(
+                "Give --list ADDRESS (the file names do not all name the same list as <address>.mbox.gz)."
+            )
         list_address = names.pop()
     fault = list_address_fault(list_address)
     if fault:
-        raise click.BadParameter(f"{list_address!r} is not a posting address (name@domain) Mailman can have: "
-                                 f"{fault}.", param_hint="--list")
-    summary = import_archive(engine_for(database_url), list_address, paths, private=private,
-                             progress=sys.stderr.isatty())
+        raise click.BadParameter(
+            f"{list_address!r} is not a posting address (name@domain) Mailman can have: {fault}.", param_hint="--list"
+        )
+    summary = import_archive(
+        engine_for(database_url), list_address, paths, private=private, progress=sys.stderr.isatty()
+    )
     click.echo(summary.describe())
     if summary.damaged:
-        click.echo(f"Error: {len(summary.damaged)} file(s) could not be read to their end; the messages "
-                   "before the damage are stored. Replace the file(s) and run the same import again to "
-                   "complete it.", err=True)
+        click.echo(
+            f"Error: {len(summary.damaged)} file(s) could not be read to their end; the messages "
+            "before the damage are stored. Replace the file(s) and run the same import again to "
+            "complete it.",
+            err=True,
+        )
         sys.exit(1)
     if not (summary.imported or summary.duplicates):
-        click.echo("Error: no message could be archived from " + ", ".join(map(str, paths))
-                   + " (not an mbox, maildir or pipermail archive?)", err=True)
+        click.echo(
+            "Error: no message could be archived from "
+            + ", ".join(map(str, paths))
+            + " (not an mbox, maildir or pipermail archive?)",
+            err=True,
+        )
         sys.exit(1)
 
 
@@ -94,19 +109,24 @@ def lists_group() -> None:
 
 @lists_group.command("sync")
 @database_option
-@click.option("--rest-url", envvar="SATHUB_MAILMAN_REST_URL", default=None,
-              help="Mailman's REST API root, without a version (http://127.0.0.1:8001). "
-                   "Env: SATHUB_MAILMAN_REST_URL.")
+@click.option(
+    "--rest-url",
+    envvar="SATHUB_MAILMAN_REST_URL",
+    default=None,
+    help="Mailman's REST API root, without a version (http://127.0.0.1:8001). Env: SATHUB_MAILMAN_REST_URL.",
+)
 @click.option("--rest-user", envvar="SATHUB_MAILMAN_REST_USER", default=None, help="Env: SATHUB_MAILMAN_REST_USER.")
-@click.option("--rest-password", envvar="SATHUB_MAILMAN_REST_PASSWORD", default=None,
-              help="Env: SATHUB_MAILMAN_REST_PASSWORD.")
+@click.option(
+    "--rest-password", envvar="SATHUB_MAILMAN_REST_PASSWORD", default=None, help="Env: SATHUB_MAILMAN_REST_PASSWORD."
+)
 @click.argument("addresses", nargs=-1, metavar="[ADDRESS]...")
 def lists_sync(database_url, rest_url, rest_user, rest_password, addresses) -> None:
     """Take each list's display name, description, subject prefix and archive policy from
     Mailman (policy private: the list's mail is no longer served; never: new mail is not
     archived). Every list sathub has, or the ADDRESSes given (created when Mailman has them)."""
-    settings = Settings.from_env(mailman_rest_url=rest_url, mailman_rest_user=rest_user,
-                                 mailman_rest_password=rest_password)
+    settings = Settings.from_env(
+        mailman_rest_url=rest_url, mailman_rest_user=rest_user, mailman_rest_password=rest_password
+    )
     if not configured(settings):
         raise click.UsageError("Give --rest-url (or SATHUB_MAILMAN_REST_URL): Mailman's REST API root.")
     try:

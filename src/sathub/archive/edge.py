@@ -3,8 +3,8 @@ the web pages, attachment downloads) is an `ArchiveEndpoint`, and every answer o
 an `ArchiveError`, raised once and rendered by the door it reached.
 
 The base does what every door does alike: it refuses a method the door does not serve (405, with
-`Allow`), turns a database that cannot be reached (or went away under a statement) into a 503, and answers HEAD with the headers
-GET would have (its Content-Length included) and no body. A door says what it answers
+`Allow`), turns a database that cannot be reached (or went away under a statement) into a 503,
+and answers HEAD with the headers GET would have (its Content-Length included) and no body. A door says what it answers
 (`respond`) and how its errors look (`render_error`: JSON for the API and downloads, with
 `check` for Mailman, an HTML page for the pages)."""
 

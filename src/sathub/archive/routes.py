@@ -18,7 +18,7 @@ def routes() -> list[Route]:
     """Every view under each prefix, each with its slash-less twin (301), then a JSON 404 catch-all."""
     add_slash, not_found = AddSlash(), NotFound()
     result: list[Route] = []
-    for prefix, web in zip(API_PREFIXES, WEB_PREFIXES):
+    for prefix, web in zip(API_PREFIXES, WEB_PREFIXES, strict=True):
         for pattern, view in VIEWS.items():
             result.append(Route(prefix + pattern, Endpoint(view, prefix)))
             result.append(Route((prefix + pattern)[:-1], add_slash))
@@ -28,6 +28,7 @@ def routes() -> list[Route]:
         for pattern, page in pages(web).items():
             result.append(Route(web + pattern, page))
             result.append(Route((web + pattern)[:-1], add_slash))
-        result.append(Route(web + "list/{address}/message/{message_id_hash}/attachment/{counter}/{filename}",
-                            Download()))
+        result.append(
+            Route(web + "list/{address}/message/{message_id_hash}/attachment/{counter}/{filename}", Download())
+        )
     return result

@@ -11,7 +11,8 @@ from sathub.db.schema import metadata
 PUBLIC, PRIVATE, NEVER = "public", "private", "never"
 
 mailing_lists = sa.Table(
-    "mailing_lists", metadata,
+    "mailing_lists",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("name", sa.String(254), nullable=False, unique=True),  # posting address, lowercase
     sa.Column("display_name", sa.String(255), nullable=False, server_default=""),
@@ -22,14 +23,16 @@ mailing_lists = sa.Table(
 )
 
 senders = sa.Table(
-    "senders", metadata,
+    "senders",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("address", sa.String(254), nullable=False, unique=True),  # lowercase: one sender, every spelling
     sa.Column("mailman_id", sa.String(32), nullable=False, unique=True),
 )
 
 threads = sa.Table(
-    "threads", metadata,
+    "threads",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("list_id", sa.Integer, sa.ForeignKey("mailing_lists.id", ondelete="CASCADE"), nullable=False),
     sa.Column("thread_id", sa.String(32), nullable=False),  # message_id_hash of the root
@@ -45,7 +48,8 @@ threads = sa.Table(
 sa.Index("threads_list_recent", threads.c.list_id, threads.c.date_active.desc(), threads.c.thread_id)
 
 emails = sa.Table(
-    "emails", metadata,
+    "emails",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("list_id", sa.Integer, sa.ForeignKey("mailing_lists.id", ondelete="CASCADE"), nullable=False),
     sa.Column("message_id", sa.String(254), nullable=False),  # cleaned, no angle brackets
@@ -71,7 +75,8 @@ emails = sa.Table(
 )
 
 attachments = sa.Table(
-    "attachments", metadata,
+    "attachments",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("email_id", sa.Integer, sa.ForeignKey("emails.id", ondelete="CASCADE"), nullable=False),
     sa.Column("counter", sa.Integer, nullable=False),

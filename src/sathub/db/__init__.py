@@ -7,5 +7,14 @@ The names a command or a test reaches for most are offered here."""
 from sathub.db.engines import SILENT, DatabaseUnavailable, connect, create_engine, normalize_url, one_at_a_time
 from sathub.db.schema import MIGRATIONS, metadata, upgrade
 
-__all__ = ["MIGRATIONS", "SILENT", "DatabaseUnavailable", "connect", "create_engine", "metadata", "normalize_url",
-           "one_at_a_time", "upgrade"]
+__all__ = [
+    "MIGRATIONS",
+    "SILENT",
+    "DatabaseUnavailable",
+    "connect",
+    "create_engine",
+    "metadata",
+    "normalize_url",
+    "one_at_a_time",
+    "upgrade",
+]

@@ -145,8 +145,11 @@ class Deadlines:
                 for watch in self._watched:
                     if not watch.fired and watch.deadline <= now:
                         _cut(watch)
-                retry = (self.silent_since is not None and now - last_attempt >= RETRY_SECONDS
-                         and self._attempts < _MAX_ATTEMPTS)
+                retry = (
+                    self.silent_since is not None
+                    and now - last_attempt >= RETRY_SECONDS
+                    and self._attempts < _MAX_ATTEMPTS
+                )
                 if retry:
                     self._attempts += 1
                     last_attempt = now
@@ -171,7 +174,7 @@ class Deadlines:
 
 
 class _Attempt:
-    __slots__ = ("ended", "outcome", "abandoned")
+    __slots__ = ("abandoned", "ended", "outcome")
 
     def __init__(self) -> None:
         # `ended` is set when the attempt ends or the server is declared silent

@@ -25,8 +25,10 @@ def insert_given(dialect_name: str, table: sa.Table, columns: tuple[str, ...]):
     if dialect_name != "postgresql":
         return statement
     # Text arrays, not VARCHAR(n): a cast to VARCHAR(n) would cut a longer value where the column refuses it.
-    arrays = [sa.bindparam(name, type_=sa.ARRAY(sa.Text if isinstance(table.c[name].type, sa.String)
-                                                else table.c[name].type)) for name in columns]
+    arrays = [
+        sa.bindparam(name, type_=sa.ARRAY(sa.Text if isinstance(table.c[name].type, sa.String) else table.c[name].type))
+        for name in columns
+    ]
     rows = sa.func.unnest(*arrays).table_valued(*columns).render_derived(with_types=False)
     return statement.from_select(columns, sa.select(*(rows.c[name] for name in columns)))
 
@@ -49,8 +51,9 @@ def allocate_ids(conn: Connection, table: sa.Table, count: int) -> list[int]:
     if count == 0:
         return []
     if conn.dialect.name == "postgresql":
-        return sorted(conn.scalars(sa.select(sa.func.nextval(_sequence(table))).select_from(
-            sa.func.generate_series(1, count))))
+        return sorted(
+            conn.scalars(sa.select(sa.func.nextval(_sequence(table))).select_from(sa.func.generate_series(1, count)))
+        )
     # SQLite has one writer at a time (it holds the write lock), so max(id) + 1 is free.
     first = (conn.scalar(sa.select(sa.func.max(table.c.id))) or 0) + 1
     return list(range(first, first + count))
@@ -65,8 +68,9 @@ def new_id(dialect_name: str, table: sa.Table, *, per_row: bool = False):
     if dialect_name == "postgresql":
         return sa.func.nextval(_sequence(table))
     if per_row:
-        return sa.literal_column(f"(SELECT max(newest.id) + 1 FROM {table.name} AS newest "
-                                 f"WHERE newest.id >= {table.name}.id)")
+        return sa.literal_column(
+            f"(SELECT max(newest.id) + 1 FROM {table.name} AS newest WHERE newest.id >= {table.name}.id)"
+        )
     return sa.select(sa.func.coalesce(sa.func.max(table.c.id), 0) + 1).scalar_subquery()
 
 

@@ -98,25 +98,34 @@ def create_engine(url: str, pool_size: int = 5, max_overflow: int = 5, timeout: 
         _sqlite_writers[engine] = SQLiteWriters(parsed.database)
         return engine
     if parsed.get_backend_name() != "postgresql":
-        return sa.create_engine(parsed, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True,
-                                pool_timeout=10)
+        return sa.create_engine(
+            parsed, pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True, pool_timeout=10
+        )
     # A server that vanishes without closing its connections (a partition, a dead host) is noticed
     # within seconds: TCP keepalives and a limit on unacknowledged data, not the OS's ~15 minutes.
-    connect_args: dict[str, int | str] = {"connect_timeout": 3, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 1,
-                    "keepalives_count": 3, "tcp_user_timeout": 5000}
+    connect_args: dict[str, int | str] = {
+        "connect_timeout": 3,
+        "keepalives": 1,
+        "keepalives_idle": 5,
+        "keepalives_interval": 1,
+        "keepalives_count": 3,
+        "tcp_user_timeout": 5000,
+    }
     if "options" not in parsed.query:
         # The archive's reply look-ups follow an index ~1,000 times; with the server's default
         # random_page_cost (4, spinning disks) the planner hash-joins the whole emails table
         # instead: 21 instead of 3.7 ms for a 1,000-email sender on 100k emails. A database that
         # fits in memory or on SSD costs what 1.1 says. An `options` in the URL replaces this.
         connect_args["options"] = "-c random_page_cost=1.1"
-    engine = sa.create_engine(parsed, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=10,
-                              connect_args=connect_args)
+    engine = sa.create_engine(
+        parsed, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=10, connect_args=connect_args
+    )
     deadlines = _deadlines[engine] = Deadlines(lambda: _try_connection(engine, connect_args))
     deadlines.block_seconds = timeout
     if timeout is not None:  # serving: commands wait for the server as psycopg does
-        event.listen(engine, "do_connect",
-                     lambda dialect, _record, cargs, cparams: _open(deadlines, dialect, cargs, cparams))
+        event.listen(
+            engine, "do_connect", lambda dialect, _record, cargs, cparams: _open(deadlines, dialect, cargs, cparams)
+        )
     # Each checkout pings (as pool_pre_ping would) under a deadline: a connection that died while
     # the server was away is replaced, and a server that stopped answering is noticed.
     event.listen(engine, "checkout", lambda dbapi_connection, *_: _ping(engine, deadlines, dbapi_connection))
@@ -231,8 +240,15 @@ def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
             raise DatabaseUnavailable(str(exc.orig)) from exc
         except sa.exc.TimeoutError as exc:  # every pooled connection stayed busy for pool_timeout
             raise DatabaseUnavailable("no free database connection") from exc
-        with conn, under_deadline(deadlines, conn.connection.dbapi_connection,
-                                   deadlines.block_seconds if deadlines else None, declare=False):
+        with (
+            conn,
+            under_deadline(
+                deadlines,
+                conn.connection.dbapi_connection,
+                deadlines.block_seconds if deadlines else None,
+                declare=False,
+            ),
+        ):
             try:
                 if write:
                     conn.info["write"] = True  # for _sqlite_begin, which runs within begin()

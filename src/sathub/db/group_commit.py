@@ -55,8 +55,9 @@ class GroupCommit:
         self._lock = threading.Lock()
         self._writing = False
 
-    async def run_checked(self, check: Callable[..., Any], store: Callable[[Connection, list], list] | None,
-                          *args) -> Any:
+    async def run_checked(
+        self, check: Callable[..., Any], store: Callable[[Connection, list], list] | None, *args
+    ) -> Any:
         """`check(conn, *args)` (which must not write), then `store(conn, checked)` once for
         the checked values of the writes of the same `store` that arrived next to this one, in
         order; this write's element of what `store` returns, once the transaction has committed.
@@ -145,8 +146,9 @@ def _settle(future: asyncio.Future, outcome: tuple[bool, Any]) -> None:
         future.set_result(value) if ok else future.set_exception(value)
 
 
-def _checked_and_stored(conn: Connection, group: list, store: Callable[[Connection, list], list],
-                        run_one: Callable) -> list:
+def _checked_and_stored(
+    conn: Connection, group: list, store: Callable[[Connection, list], list], run_one: Callable
+) -> list:
     checked = []
     for check, _, args, _ in group:
         try:

@@ -42,7 +42,7 @@ def test_head_has_the_get_headers_and_no_body(client, archive, path):
     get, head = client.get("/archive/api/" + path), client.head("/archive/api/" + path)
     assert head.status_code == get.status_code and head.content == b""
     assert head.headers["content-length"] == str(len(get.content))
-    assert {k: v for k, v in head.headers.items()} == {k: v for k, v in get.headers.items()}
+    assert dict(head.headers.items()) == dict(get.headers.items())
 
 
 @pytest.mark.parametrize("path", ENDPOINTS)
@@ -53,7 +53,8 @@ def test_options_describes_the_view(client, archive, path):
     assert_api_headers(response)
     assert response.text == (
         f'{{"name":"{name}","description":"{description}","renders":["application/json","text/html"],'
-        '"parses":["application/json","application/x-www-form-urlencoded","multipart/form-data"]}')
+        '"parses":["application/json","application/x-www-form-urlencoded","multipart/form-data"]}'
+    )
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
@@ -98,8 +99,9 @@ def test_format_api_is_the_browsable_page_with_clickable_links(client, archive):
 
 
 def test_browser_accept_header_gets_the_page_with_plain_links(client, archive):
-    response = client.get("/archive/api/lists/", headers={
-        "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"})
+    response = client.get(
+        "/archive/api/lists/", headers={"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+    )
     assert response.headers["content-type"] == "text/html; charset=utf-8"
     assert f'<a href="{api(f"list/{DEV}/")}"' in response.text
 
@@ -143,8 +145,14 @@ def test_the_statements_of_one_answer_read_one_snapshot(engine):
             assert conn.in_transaction()  # SQLite: one read transaction for the whole answer
 
 
-@pytest.mark.parametrize("path", [f"/archive/api/list/{DEV}/thread/{A}/", f"/archive/list/{DEV}/thread/{A}/",
-                                  f"/archive/list/{DEV}/message/{E}/attachment/2/report.html"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"/archive/api/list/{DEV}/thread/{A}/",
+        f"/archive/list/{DEV}/thread/{A}/",
+        f"/archive/list/{DEV}/message/{E}/attachment/2/report.html",
+    ],
+)
 def test_a_database_lost_under_a_statement_is_the_doors_own_503(client, archive, monkeypatch, path):
     """A connection that dies mid-query raises OperationalError, not DatabaseUnavailable: every
     archive door still answers its own 503 (JSON, or the page), never interface A's outage page."""

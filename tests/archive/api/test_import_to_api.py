@@ -49,4 +49,7 @@ def test_archived_date_orders_and_date_shows(client, engine, tmp_path):
     # Threads are ordered by date_active, the Date of their last email: two, three, one.
     threads = client.get(f"/archive/api/list/{LIST}/threads/").json()
     assert [(t["subject"], t["date_active"]) for t in threads] == [
-        ("two", "2020-01-08T12:00:00Z"), ("three", "2020-01-07T08:00:00Z"), ("one", "2020-01-06T10:00:00Z")]
+        ("two", "2020-01-08T12:00:00Z"),
+        ("three", "2020-01-07T08:00:00Z"),
+        ("one", "2020-01-06T10:00:00Z"),
+    ]

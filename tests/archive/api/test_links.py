@@ -14,9 +14,19 @@ from tests.archive.api_fixtures import DEV, A, E, seed_archive
 
 def test_format_json_is_copied_into_every_link(client, archive):
     body = client.get(f"/archive/api/list/{DEV}/thread/{A}/emails/?format=json").json()
-    links = [link for email in body for link in (email["url"], email["mailinglist"], email["thread"],
-                                                  email["sender"]["emails"], email["parent"], *email["children"])
-             if link]
+    links = [
+        link
+        for email in body
+        for link in (
+            email["url"],
+            email["mailinglist"],
+            email["thread"],
+            email["sender"]["emails"],
+            email["parent"],
+            *email["children"],
+        )
+        if link
+    ]
     assert len(links) == 22 and all(link.endswith("/?format=json") for link in links)
 
 
@@ -42,6 +52,9 @@ def test_links_come_from_the_configured_base_url_with_its_prefix(engine, databas
 
 def test_links_fall_back_to_the_request_host(engine, database_url):
     seed_archive(engine)
-    with TestClient(create_app(Settings(database_url=database_url), engine=engine),
-                    base_url="http://archive.local:8080") as client:
-        assert client.get("/archive/api/lists/").json()[0]["url"] == f"http://archive.local:8080/archive/api/list/{DEV}/"
+    with TestClient(
+        create_app(Settings(database_url=database_url), engine=engine), base_url="http://archive.local:8080"
+    ) as client:
+        assert (
+            client.get("/archive/api/lists/").json()[0]["url"] == f"http://archive.local:8080/archive/api/list/{DEV}/"
+        )

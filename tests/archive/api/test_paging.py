@@ -9,8 +9,13 @@ from hypothesis import strategies as st
 
 from tests.archive.api_fixtures import ALICE, DEV, A, api
 
-PAGINATED = ["lists/", f"list/{DEV}/threads/", f"list/{DEV}/thread/{A}/emails/", f"list/{DEV}/emails/",
-             f"sender/{ALICE}/emails/"]
+PAGINATED = [
+    "lists/",
+    f"list/{DEV}/threads/",
+    f"list/{DEV}/thread/{A}/emails/",
+    f"list/{DEV}/emails/",
+    f"sender/{ALICE}/emails/",
+]
 
 
 @pytest.mark.parametrize("path", PAGINATED)
@@ -26,8 +31,10 @@ def test_limit_opts_in_to_the_envelope(client, archive, path):
 
 @pytest.mark.parametrize("query", ["limit=0", "limit=-1", "limit=abc", "offset=2", "page=2", "ordering=name"])
 def test_parameters_that_do_not_paginate(client, archive, query):
-    assert client.get(f"/archive/api/list/{DEV}/emails/?{query}").content == \
-        client.get(f"/archive/api/list/{DEV}/emails/").content
+    assert (
+        client.get(f"/archive/api/list/{DEV}/emails/?{query}").content
+        == client.get(f"/archive/api/list/{DEV}/emails/").content
+    )
 
 
 def test_envelope_links_keep_other_parameters_sorted_by_name(client, archive):
@@ -40,8 +47,7 @@ def test_envelope_links_keep_other_parameters_sorted_by_name(client, archive):
 
 def test_offset_past_the_end(client, archive):
     body = client.get(f"/archive/api/list/{DEV}/emails/?offset=1000&limit=5").json()
-    assert body == {"count": 8, "next": None, "previous": api(f"list/{DEV}/emails/?limit=5&offset=995"),
-                    "results": []}
+    assert body == {"count": 8, "next": None, "previous": api(f"list/{DEV}/emails/?limit=5&offset=995"), "results": []}
 
 
 def test_first_page_has_no_previous_and_last_page_no_next(client, archive):
@@ -54,7 +60,11 @@ def test_first_page_has_no_previous_and_last_page_no_next(client, archive):
 def test_unknown_thread_and_sender_paginate_as_empty(client, archive):
     for path in [f"list/{DEV}/thread/{'B' * 32}/emails/", "sender/nobody@example.org/emails/"]:
         assert client.get(f"/archive/api/{path}?limit=2").json() == {
-            "count": 0, "next": None, "previous": None, "results": []}
+            "count": 0,
+            "next": None,
+            "previous": None,
+            "results": [],
+        }
 
 
 def test_detail_endpoints_ignore_limit(client, archive):
@@ -62,6 +72,7 @@ def test_detail_endpoints_ignore_limit(client, archive):
 
 
 # -- numbers beyond what a database takes (issue 23) -------------------------------------------------
+
 
 def expected_envelope(everything: list, path: str, limit: int, offset: int) -> dict:
     """DRF's LimitOffsetPagination without max_limit, on numbers of any size: `limit` (≥ 1) as
@@ -72,14 +83,16 @@ def expected_envelope(everything: list, path: str, limit: int, offset: int) -> d
     previous = None
     if offset > 0:
         previous = f"{base}?limit={limit}" + (f"&offset={offset - limit}" if offset - limit > 0 else "")
-    return {"count": count, "next": nxt, "previous": previous, "results": everything[offset:offset + limit]}
+    return {"count": count, "next": nxt, "previous": previous, "results": everything[offset : offset + limit]}
 
 
 HUGE = [2**31 - 1, 2**31, 2**32, 2**63 - 1, 2**63, 2**64, 10**40]
 
 
-@pytest.mark.parametrize("limit, offset", [*((n, 0) for n in HUGE), *((1, n) for n in HUGE), *((n, n) for n in HUGE),
-                                           (2, -(2**64)), (2**64, 1)])
+@pytest.mark.parametrize(
+    "limit, offset",
+    [*((n, 0) for n in HUGE), *((1, n) for n in HUGE), *((n, n) for n in HUGE), (2, -(2**64)), (2**64, 1)],
+)
 @pytest.mark.parametrize("path", PAGINATED)
 def test_a_huge_limit_or_offset_is_answered_as_any_other(client, archive, path, limit, offset):
     everything = client.get("/archive/api/" + path).json()
@@ -96,12 +109,18 @@ def test_a_number_longer_than_python_reads_is_no_number(client, archive, path):
     digits = "9" * 5000
     everything = client.get("/archive/api/" + path).content
     assert client.get(f"/archive/api/{path}?limit={digits}").content == everything
-    assert client.get(f"/archive/api/{path}?limit=1&offset={digits}").json() == \
-        client.get(f"/archive/api/{path}?limit=1").json()
+    assert (
+        client.get(f"/archive/api/{path}?limit=1&offset={digits}").json()
+        == client.get(f"/archive/api/{path}?limit=1").json()
+    )
 
 
-NUMBERS = st.one_of(st.integers(), st.integers(min_value=2**31 - 3, max_value=2**31 + 3),
-                    st.integers(min_value=2**63 - 3, max_value=2**64 + 3), st.integers(min_value=2**64))
+NUMBERS = st.one_of(
+    st.integers(),
+    st.integers(min_value=2**31 - 3, max_value=2**31 + 3),
+    st.integers(min_value=2**63 - 3, max_value=2**64 + 3),
+    st.integers(min_value=2**64),
+)
 
 
 @pytest.mark.parametrize("path", PAGINATED)

@@ -30,12 +30,16 @@ def compact(value) -> bytes:
 
 
 def sender(address: str, prefix: str = "/archive/api/", suffix: str = "") -> dict:
-    return {"address": address.replace("@", " (a) "), "mailman_id": mailman_id(address),
-            "emails": api(f"sender/{mailman_id(address)}/emails/{suffix}", prefix)}
+    return {
+        "address": address.replace("@", " (a) "),
+        "mailman_id": mailman_id(address),
+        "emails": api(f"sender/{mailman_id(address)}/emails/{suffix}", prefix),
+    }
 
 
-def email_object(key: str, children: list[str] = (), root: str | None = None, prefix: str = "/archive/api/",
-                 suffix: str = "") -> dict:
+def email_object(
+    key: str, children: list[str] = (), root: str | None = None, prefix: str = "/archive/api/", suffix: str = ""
+) -> dict:
     mail = MAIL[key]
     return {
         "url": email_link(key, suffix, prefix),
@@ -54,9 +58,15 @@ def email_object(key: str, children: list[str] = (), root: str | None = None, pr
 
 def list_object(name: str, policy: str = "public") -> dict:
     return {
-        "url": api(f"list/{name}/"), "name": name, "display_name": "", "description": None,
-        "subject_prefix": "", "archive_policy": policy, "created_at": "2020-06-01T12:00:00Z",
-        "threads": api(f"list/{name}/threads/"), "emails": api(f"list/{name}/emails/"),
+        "url": api(f"list/{name}/"),
+        "name": name,
+        "display_name": "",
+        "description": None,
+        "subject_prefix": "",
+        "archive_policy": policy,
+        "created_at": "2020-06-01T12:00:00Z",
+        "threads": api(f"list/{name}/threads/"),
+        "emails": api(f"list/{name}/emails/"),
     }
 
 
@@ -78,8 +88,12 @@ def thread_object(root: str, replies: int, date_active: str, newer: str | None, 
 
 
 # Thread order A, C, B, D: C (01-01 12:00) is dated before B (01-02) though it arrived later.
-WELCOME = [email_object("A", ["C", "B"], "A"), email_object("C", [], "A"),
-           email_object("B", ["D"], "A"), email_object("D", [], "A")]
+WELCOME = [
+    email_object("A", ["C", "B"], "A"),
+    email_object("C", [], "A"),
+    email_object("B", ["D"], "A"),
+    email_object("D", [], "A"),
+]
 
 
 def test_thread_emails_in_thread_order_with_parents_and_children(client, archive):
@@ -101,8 +115,7 @@ def test_single_email_thread_is_a_one_element_array(client, archive):
 def test_sender_emails_newest_first_across_public_lists(client, archive):
     # Alice: A, D, F on dev and X (A cross-posted: same hash, same date, later arrival, so first)
     # on other; P on the private list is left out.
-    expected = [email_object("F"), email_object("D", [], "A"), email_object("X"),
-                email_object("A", ["C", "B"], "A")]
+    expected = [email_object("F"), email_object("D", [], "A"), email_object("X"), email_object("A", ["C", "B"], "A")]
     response = client.get(f"/archive/api/sender/{mailman_id('alice@example.org')}/emails/")
     assert response.content == compact(expected)
     assert MAIL["X"].hash == MAIL["A"].hash
@@ -121,9 +134,16 @@ def test_unknown_sender_is_an_empty_array(client, archive):
 
 
 def test_list_emails_newest_archived_first(client, archive):
-    expected = [email_object("H"), email_object("G"), email_object("F"), email_object("E"),
-                email_object("D", [], "A"), email_object("B", ["D"], "A"), email_object("C", [], "A"),
-                email_object("A", ["C", "B"], "A")]
+    expected = [
+        email_object("H"),
+        email_object("G"),
+        email_object("F"),
+        email_object("E"),
+        email_object("D", [], "A"),
+        email_object("B", ["D"], "A"),
+        email_object("C", [], "A"),
+        email_object("A", ["C", "B"], "A"),
+    ]
     response = client.get(f"/archive/api/list/{DEV}/emails/")
     assert response.content == compact(expected)
 
@@ -154,8 +174,10 @@ def test_threads_most_recently_active_first_with_neighbours(client, archive):
 @pytest.mark.parametrize("limit", [1, 2, 3, 4])
 def test_thread_pages_have_the_neighbours_of_the_whole_list(client, archive, limit):
     whole = client.get(f"/archive/api/list/{DEV}/threads/").json()
-    pages = [client.get(f"/archive/api/list/{DEV}/threads/?limit={limit}&offset={offset}").json()["results"]
-             for offset in range(0, len(whole), limit)]
+    pages = [
+        client.get(f"/archive/api/list/{DEV}/threads/?limit={limit}&offset={offset}").json()["results"]
+        for offset in range(0, len(whole), limit)
+    ]
     assert [thread for page in pages for thread in page] == whole
 
 
@@ -184,10 +206,16 @@ def test_email_detail_with_content_and_attachments(client, archive):
         "votes": {"likes": 0, "dislikes": 0, "status": "neutral"},
         "content": "See attached.\n",
         "attachments": [
-            {"email": link, "counter": a["counter"], "name": a["name"], "content_type": a["content_type"],
-             "encoding": a["encoding"], "size": len(a["content"]),
-             "download": f"http://sathub.test/archive/list/{DEV}/message/{MAIL['E'].hash}"
-                         f"/attachment/{a['counter']}/{a['name']}"}
+            {
+                "email": link,
+                "counter": a["counter"],
+                "name": a["name"],
+                "content_type": a["content_type"],
+                "encoding": a["encoding"],
+                "size": len(a["content"]),
+                "download": f"http://sathub.test/archive/list/{DEV}/message/{MAIL['E'].hash}"
+                f"/attachment/{a['counter']}/{a['name']}",
+            }
             for a in ATTACHMENTS
         ],
     }
@@ -244,54 +272,64 @@ def _links(value):
             yield from _links(item)
 
 
-@pytest.mark.parametrize("path, detail", [
-    ("list/nolist@example.org/", "No MailingList matches the given query."),
-    ("list/nolist@example.org/threads/", "Not found."),
-    ("list/nolist@example.org/emails/", "Not found."),
-    (f"list/nolist@example.org/thread/{A}/", "No Thread matches the given query."),
-    (f"list/nolist@example.org/thread/{A}/emails/", "Not found."),
-    (f"list/nolist@example.org/email/{A}/", "No Email matches the given query."),
-    (f"list/{DEV}/thread/{'B' * 32}/", "No Thread matches the given query."),
-    (f"list/{DEV}/thread/{A.lower()}/", "No Thread matches the given query."),
-    (f"list/{DEV}/thread/{MAIL['C'].hash}/", "No Thread matches the given query."),  # a reply, not a thread
-    (f"list/other@example.org/email/{E}/", "No Email matches the given query."),  # another list's email
-    (f"list/{DEV}/email/{E}/extra/", "No Email matches the given query."),
-    (f"list/{DEV}/email/{E.lower()}/", "No Email matches the given query."),
-    (f"list/{DEV}/email//", "No Email matches the given query."),
-    (f"list/{DEV}/thread/{A.lower()}/emails/", "Not found."),  # malformed: we differ, 404
-    (f"list/{DEV}/thread/SHORT/emails/", "Not found."),
-    ("sender/not-an-id/emails/", "Not found."),
-    (f"sender/{ALICE.upper()}/emails/", "Not found."),
-    ("list/no-at-sign/", "Not found."),
-    ("list/two@at@signs/emails/", "Not found."),
-    # A NUL byte in any segment (PostgreSQL refused it with a 500)
-    ("list/a@b%00c/", "Not found."),
-    ("list/dev%00@example.org/threads/", "Not found."),
-    (f"list/{DEV}%00/emails/", "Not found."),
-    (f"list/{DEV}/thread/{A}%00/", "No Thread matches the given query."),
-    (f"list/{DEV}/thread/{A[:-1]}%00/emails/", "Not found."),
-    (f"list/{DEV}/email/{E}%00/", "No Email matches the given query."),
-    ("sender/alice%00@example.org/emails/", "Not found."),
-    (f"sender/{ALICE[:-1]}%00/emails/", "Not found."),
-    ("no/such/endpoint/", "Not found."),
-    # issue 23's list addresses, which Mailman's door now refuses: the route keeps HyperKitty's rule
-    ("list/a%20b@c.org/emails/", "Not found."),
-    ("list/a@b%0D%0Ax:%20y/threads/", "Not found."),
-    ("list/..@../emails/", "Not found."),
-    ("list/" + "l" * 300 + "@example.org/", "No MailingList matches the given query."),
-    ("list/" + "l" * 300 + "@example.org/emails/?limit=1", "Not found."),
-])
+@pytest.mark.parametrize(
+    "path, detail",
+    [
+        ("list/nolist@example.org/", "No MailingList matches the given query."),
+        ("list/nolist@example.org/threads/", "Not found."),
+        ("list/nolist@example.org/emails/", "Not found."),
+        (f"list/nolist@example.org/thread/{A}/", "No Thread matches the given query."),
+        (f"list/nolist@example.org/thread/{A}/emails/", "Not found."),
+        (f"list/nolist@example.org/email/{A}/", "No Email matches the given query."),
+        (f"list/{DEV}/thread/{'B' * 32}/", "No Thread matches the given query."),
+        (f"list/{DEV}/thread/{A.lower()}/", "No Thread matches the given query."),
+        (f"list/{DEV}/thread/{MAIL['C'].hash}/", "No Thread matches the given query."),  # a reply, not a thread
+        (f"list/other@example.org/email/{E}/", "No Email matches the given query."),  # another list's email
+        (f"list/{DEV}/email/{E}/extra/", "No Email matches the given query."),
+        (f"list/{DEV}/email/{E.lower()}/", "No Email matches the given query."),
+        (f"list/{DEV}/email//", "No Email matches the given query."),
+        (f"list/{DEV}/thread/{A.lower()}/emails/", "Not found."),  # malformed: we differ, 404
+        (f"list/{DEV}/thread/SHORT/emails/", "Not found."),
+        ("sender/not-an-id/emails/", "Not found."),
+        (f"sender/{ALICE.upper()}/emails/", "Not found."),
+        ("list/no-at-sign/", "Not found."),
+        ("list/two@at@signs/emails/", "Not found."),
+        # A NUL byte in any segment (PostgreSQL refused it with a 500)
+        ("list/a@b%00c/", "Not found."),
+        ("list/dev%00@example.org/threads/", "Not found."),
+        (f"list/{DEV}%00/emails/", "Not found."),
+        (f"list/{DEV}/thread/{A}%00/", "No Thread matches the given query."),
+        (f"list/{DEV}/thread/{A[:-1]}%00/emails/", "Not found."),
+        (f"list/{DEV}/email/{E}%00/", "No Email matches the given query."),
+        ("sender/alice%00@example.org/emails/", "Not found."),
+        (f"sender/{ALICE[:-1]}%00/emails/", "Not found."),
+        ("no/such/endpoint/", "Not found."),
+        # issue 23's list addresses, which Mailman's door now refuses: the route keeps HyperKitty's rule
+        ("list/a%20b@c.org/emails/", "Not found."),
+        ("list/a@b%0D%0Ax:%20y/threads/", "Not found."),
+        ("list/..@../emails/", "Not found."),
+        ("list/" + "l" * 300 + "@example.org/", "No MailingList matches the given query."),
+        ("list/" + "l" * 300 + "@example.org/emails/?limit=1", "Not found."),
+    ],
+)
 def test_not_found(client, archive, path, detail):
     response = client.get("/archive/api/" + path)
     assert response.status_code == 404 and response.text == f'{{"detail":"{detail}"}}'
     assert_api_headers(response)
 
 
-@pytest.mark.parametrize("path", [
-    "list/private@example.org/", "list/private@example.org/threads/", "list/private@example.org/emails/",
-    f"list/private@example.org/thread/{MAIL['P'].hash}/", f"list/private@example.org/thread/{MAIL['P'].hash}/emails/",
-    f"list/private@example.org/email/{MAIL['P'].hash}/", "list/PRIVATE@example.org/emails/",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "list/private@example.org/",
+        "list/private@example.org/threads/",
+        "list/private@example.org/emails/",
+        f"list/private@example.org/thread/{MAIL['P'].hash}/",
+        f"list/private@example.org/thread/{MAIL['P'].hash}/emails/",
+        f"list/private@example.org/email/{MAIL['P'].hash}/",
+        "list/PRIVATE@example.org/emails/",
+    ],
+)
 def test_private_list_is_forbidden(client, archive, path):
     response = client.get("/archive/api/" + path)
     assert response.status_code == 403 and response.text == FORBIDDEN
@@ -321,7 +359,6 @@ def test_sender_pages_on_a_site_without_private_lists(client, archive, engine):
         conn.execute(mailing_lists.update().values(archive_policy="public"))
     everything = client.get(f"/archive/api/sender/{ALICE}/emails/").json()
     assert len(everything) == 5 and everything[0]["message_id_hash"] == MAIL["P"].hash
-    pages = [client.get(f"/archive/api/sender/{ALICE}/emails/?limit=2&offset={offset}").json()
-             for offset in (0, 2, 4)]
+    pages = [client.get(f"/archive/api/sender/{ALICE}/emails/?limit=2&offset={offset}").json() for offset in (0, 2, 4)]
     assert [page["count"] for page in pages] == [5, 5, 5]
     assert [email for page in pages for email in page["results"]] == everything

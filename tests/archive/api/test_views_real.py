@@ -33,20 +33,55 @@ MILAN, IMRE, TOMAS = "Milan.Jelinek@USHERBROOKE.CA", "ivarga@QTI.QUALCOMM.COM", 
 # "'Draft EVS-8a'" (3GPP file, stored newest first): a chain of replies, one In-Reply-To each.
 # (Message-ID, From address as spelled, sender_name, subject, Date in UTC)
 EVS_8A = [
-    ("a6172d5f-a7d4-c50c-19bc-de0a42997d58@USherbrooke.ca", MILAN, "Milan Jelinek", "'Draft EVS-8a'",
-     "2021-08-24T18:43:53Z"),  # Tue, 24 Aug 2021 14:43:53 -0400
-    ("SN6PR02MB54564AFB483F293AE150B1C5F8C69@SN6PR02MB5456.namprd02.prod.outlook.com", IMRE, "Imre Varga",
-     "'Re: Draft EVS-8a'", "2021-08-25T07:49:28Z"),
-    ("a0d893d0-a0d9-3cb1-9db4-b23ffe99b25e@USherbrooke.ca", MILAN, "Milan Jelinek", "'Re: Draft EVS-8a'",
-     "2021-08-25T11:15:56Z"),  # Wed, 25 Aug 2021 07:15:56 -0400
-    ("SN6PR02MB5456BCADE03A9C46C138467FF8C69@SN6PR02MB5456.namprd02.prod.outlook.com", IMRE, "Imre Varga",
-     "'Re: Draft EVS-8a'", "2021-08-25T13:07:12Z"),
-    ("HE1PR0702MB36439AC3CD71874BE92BB78EFAC79@HE1PR0702MB3643.eurprd07.prod.outlook.com", TOMAS,
-     "Tomas Toftgård", "'Re: Draft EVS-8a'", "2021-08-26T16:10:39Z"),
-    ("364608fb-05ec-10ac-c62e-3a663ddcc41a@USherbrooke.ca", MILAN, "Milan Jelinek", "'Re: Draft EVS-8a'",
-     "2021-08-26T18:42:29Z"),  # Thu, 26 Aug 2021 14:42:29 -0400
-    ("HE1PR0702MB36431C99F09F56144B855CF3FAC79@HE1PR0702MB3643.eurprd07.prod.outlook.com", TOMAS,
-     "Tomas Toftgård", "'Re: Draft EVS-8a'", "2021-08-26T20:51:14Z"),
+    (
+        "a6172d5f-a7d4-c50c-19bc-de0a42997d58@USherbrooke.ca",
+        MILAN,
+        "Milan Jelinek",
+        "'Draft EVS-8a'",
+        "2021-08-24T18:43:53Z",
+    ),  # Tue, 24 Aug 2021 14:43:53 -0400
+    (
+        "SN6PR02MB54564AFB483F293AE150B1C5F8C69@SN6PR02MB5456.namprd02.prod.outlook.com",
+        IMRE,
+        "Imre Varga",
+        "'Re: Draft EVS-8a'",
+        "2021-08-25T07:49:28Z",
+    ),
+    (
+        "a0d893d0-a0d9-3cb1-9db4-b23ffe99b25e@USherbrooke.ca",
+        MILAN,
+        "Milan Jelinek",
+        "'Re: Draft EVS-8a'",
+        "2021-08-25T11:15:56Z",
+    ),  # Wed, 25 Aug 2021 07:15:56 -0400
+    (
+        "SN6PR02MB5456BCADE03A9C46C138467FF8C69@SN6PR02MB5456.namprd02.prod.outlook.com",
+        IMRE,
+        "Imre Varga",
+        "'Re: Draft EVS-8a'",
+        "2021-08-25T13:07:12Z",
+    ),
+    (
+        "HE1PR0702MB36439AC3CD71874BE92BB78EFAC79@HE1PR0702MB3643.eurprd07.prod.outlook.com",
+        TOMAS,
+        "Tomas Toftgård",
+        "'Re: Draft EVS-8a'",
+        "2021-08-26T16:10:39Z",
+    ),
+    (
+        "364608fb-05ec-10ac-c62e-3a663ddcc41a@USherbrooke.ca",
+        MILAN,
+        "Milan Jelinek",
+        "'Re: Draft EVS-8a'",
+        "2021-08-26T18:42:29Z",
+    ),  # Thu, 26 Aug 2021 14:42:29 -0400
+    (
+        "HE1PR0702MB36431C99F09F56144B855CF3FAC79@HE1PR0702MB3643.eurprd07.prod.outlook.com",
+        TOMAS,
+        "Tomas Toftgård",
+        "'Re: Draft EVS-8a'",
+        "2021-08-26T20:51:14Z",
+    ),
 ]
 EVS_ROOT = EVS_8A[0][0]
 
@@ -66,20 +101,25 @@ def test_real_thread_emails_field_by_field(client, gpp):
     assert response.status_code == 200
     expected = []
     for n, (message_id, address, name, subject, date) in enumerate(EVS_8A):
-        expected.append({
-            "url": email_link(GPP, message_id),
-            "mailinglist": f"{BASE}list/{GPP}/",
-            "message_id": message_id,
-            "message_id_hash": id_hash(message_id),
-            "thread": f"{BASE}list/{GPP}/thread/{id_hash(EVS_ROOT)}/",
-            "sender": {"address": address.replace("@", " (a) "), "mailman_id": mailman_id(address),
-                       "emails": f"{BASE}sender/{mailman_id(address)}/emails/"},
-            "sender_name": name,
-            "subject": subject,
-            "date": date,
-            "parent": email_link(GPP, EVS_8A[n - 1][0]) if n else None,
-            "children": [email_link(GPP, EVS_8A[n + 1][0])] if n + 1 < len(EVS_8A) else [],
-        })
+        expected.append(
+            {
+                "url": email_link(GPP, message_id),
+                "mailinglist": f"{BASE}list/{GPP}/",
+                "message_id": message_id,
+                "message_id_hash": id_hash(message_id),
+                "thread": f"{BASE}list/{GPP}/thread/{id_hash(EVS_ROOT)}/",
+                "sender": {
+                    "address": address.replace("@", " (a) "),
+                    "mailman_id": mailman_id(address),
+                    "emails": f"{BASE}sender/{mailman_id(address)}/emails/",
+                },
+                "sender_name": name,
+                "subject": subject,
+                "date": date,
+                "parent": email_link(GPP, EVS_8A[n - 1][0]) if n else None,
+                "children": [email_link(GPP, EVS_8A[n + 1][0])] if n + 1 < len(EVS_8A) else [],
+            }
+        )
     body = response.json()
     assert [list(email) for email in body] == [list(email) for email in expected]
     assert body == expected
@@ -109,7 +149,10 @@ def test_real_list_emails_and_threads_cover_the_archive(client, gpp):
     dates = [e["date"] for e in emails]
     # The From_ lines (MAILER-DAEMON) name no address: the archived date is the Date header.
     assert dates == sorted(dates, reverse=True)
-    assert (dates[0], dates[-1]) == ("2021-08-26T20:51:14Z", "2020-03-16T18:54:49Z")  # date: Mon, 16 Mar 2020 18:54:49 +0000
+    assert (dates[0], dates[-1]) == (
+        "2021-08-26T20:51:14Z",
+        "2020-03-16T18:54:49Z",
+    )  # date: Mon, 16 Mar 2020 18:54:49 +0000
     threads = client.get(f"/archive/api/list/{GPP}/threads/").json()
     assert len(threads) == 38
     assert sum(t["replies_count"] + 1 for t in threads) == 49
@@ -135,8 +178,10 @@ def test_python_committers_transfer_of_power(client, engine):
     assert (body[0]["subject"], body[0]["date"]) == ("[python-committers] Transfer of power", "2018-07-12T14:57:35Z")
     # Victor (Date 17:55:25 +0200) is dated before Christian (17:55:41 +0200), who arrived first.
     first_replies = [(e["sender_name"], e["date"]) for e in body[1:] if e["parent"] == body[0]["url"]][:2]
-    assert first_replies == [("vstinner@redhat.com", "2018-07-12T15:55:25Z"),
-                             ("christian@python.org", "2018-07-12T15:55:41Z")]
+    assert first_replies == [
+        ("vstinner@redhat.com", "2018-07-12T15:55:25Z"),
+        ("christian@python.org", "2018-07-12T15:55:41Z"),
+    ]
     assert all(e["sender_name"] == e["sender"]["address"].replace(" (a) ", "@") for e in body)
 
     detail = client.get(f"/archive/api/list/{PYC}/thread/{id_hash(root)}/").json()

@@ -93,9 +93,15 @@ def test_every_file_imports_with_the_expected_counts(corpus):
     assert {name: counts(summary) for name, summary in corpus.summaries.items()} == EXPECTED
     assert dict(corpus.summaries[EDGE_LIST].skipped) == {"text before the first From line (not an mbox message)": 1}
     with corpus.engine.connect() as conn:
-        stored = dict(iter(conn.execute(sa.select(mailing_lists.c.name, sa.func.count(emails.c.id))
-                                        .join(emails, emails.c.list_id == mailing_lists.c.id)
-                                        .group_by(mailing_lists.c.name))))
+        stored = dict(
+            iter(
+                conn.execute(
+                    sa.select(mailing_lists.c.name, sa.func.count(emails.c.id))
+                    .join(emails, emails.c.list_id == mailing_lists.c.id)
+                    .group_by(mailing_lists.c.name)
+                )
+            )
+        )
     assert stored == {name: expected[0] for name, expected in EXPECTED.items()}
 
 
@@ -107,34 +113,46 @@ def test_threads_follow_every_rule(corpus, name):
 
 def test_what_the_readme_says_is_in_the_corpus(corpus):
     with corpus.engine.connect() as conn:
-        esr = conn.execute(sa.select(sa.func.count()).select_from(emails.join(senders))
-                           .where(senders.c.address == "esr@thyrsus.com")).scalar_one()
+        esr = conn.execute(
+            sa.select(sa.func.count()).select_from(emails.join(senders)).where(senders.c.address == "esr@thyrsus.com")
+        ).scalar_one()
         assert esr == 3498  # across the two gpsd lists
         gpsd = sa.select(emails.c.message_id_hash).join(mailing_lists).where(mailing_lists.c.name.like("gpsd-%"))
-        cross_posted = conn.execute(sa.select(sa.func.count()).select_from(
-            gpsd.group_by(emails.c.message_id_hash).having(sa.func.count() > 1).subquery())).scalar_one()
+        cross_posted = conn.execute(
+            sa.select(sa.func.count()).select_from(
+                gpsd.group_by(emails.c.message_id_hash).having(sa.func.count() > 1).subquery()
+            )
+        ).scalar_one()
         assert cross_posted == 517
-        biggest = conn.execute(sa.select(threads.c.subject, threads.c.emails_count)
-                               .order_by(threads.c.emails_count.desc()).limit(3)).all()
-        assert biggest == [("[python-committers] Transfer of power", 109),
-                           ("[python-committers] Anatoly Techtonik's contribution", 105),
-                           ("[Gpsd-dev] Input packets buffering bug(s)", 97)]
-        encoded = conn.execute(sa.select(sa.func.count()).select_from(emails)
-                               .where(emails.c.subject.like("%=?%?=%"))).scalar_one()
+        biggest = conn.execute(
+            sa.select(threads.c.subject, threads.c.emails_count).order_by(threads.c.emails_count.desc()).limit(3)
+        ).all()
+        assert biggest == [
+            ("[python-committers] Transfer of power", 109),
+            ("[python-committers] Anatoly Techtonik's contribution", 105),
+            ("[Gpsd-dev] Input packets buffering bug(s)", 97),
+        ]
+        encoded = conn.execute(
+            sa.select(sa.func.count()).select_from(emails).where(emails.c.subject.like("%=?%?=%"))
+        ).scalar_one()
         assert encoded == 0  # every RFC 2047 subject decoded
 
 
 def test_reimporting_the_corpus_adds_nothing(corpus):
     with corpus.engine.connect() as conn:
-        before = [conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
-                  for table in (emails, threads, senders, mailing_lists)]
+        before = [
+            conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
+            for table in (emails, threads, senders, mailing_lists)
+        ]
         edge_before = snapshot(conn, EDGE_LIST)
     for name, (imported, duplicates, _, _) in EXPECTED.items():
         again = import_archive(corpus.engine, name, sources(name))
         assert (again.imported, again.duplicates, again.corrected) == (0, imported + duplicates, 0)
     with corpus.engine.connect() as conn:
-        assert [conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
-                for table in (emails, threads, senders, mailing_lists)] == before
+        assert [
+            conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
+            for table in (emails, threads, senders, mailing_lists)
+        ] == before
         assert snapshot(conn, EDGE_LIST) == edge_before
 
 
@@ -168,8 +186,12 @@ def test_private_list_mail_is_never_public(corpus):
             policies = dict(iter(conn.execute(sa.select(mailing_lists.c.name, mailing_lists.c.archive_policy))))
             assert policies.pop(name) == "private"
             assert set(policies.values()) == {"public"}
-            assert conn.execute(sa.select(sa.func.count()).select_from(emails)
-                                .where(emails.c.list_id == list_id(conn, name))).scalar_one() == 6
+            assert (
+                conn.execute(
+                    sa.select(sa.func.count()).select_from(emails).where(emails.c.list_id == list_id(conn, name))
+                ).scalar_one()
+                == 6
+            )
 
 
 PIPERMAIL = ("gpsd-dev@lists.berlios.de", "gpsd-users@lists.berlios.de", "python-committers@python.org")
@@ -179,9 +201,15 @@ def test_thread_counts_of_the_corpus(corpus):
     """HyperKitty shows 1,797 and 1,231 threads for gpsd-users and python-committers: it keeps
     late-parent orphans and pipermail pieces as threads of their own (docs/archive-api.md)."""
     with corpus.engine.connect() as conn:
-        counts = dict(iter(conn.execute(sa.select(mailing_lists.c.name, sa.func.count(threads.c.id))
-                                        .join(threads, threads.c.list_id == mailing_lists.c.id)
-                                        .group_by(mailing_lists.c.name))))
+        counts = dict(
+            iter(
+                conn.execute(
+                    sa.select(mailing_lists.c.name, sa.func.count(threads.c.id))
+                    .join(threads, threads.c.list_id == mailing_lists.c.id)
+                    .group_by(mailing_lists.c.name)
+                )
+            )
+        )
     assert counts["gpsd-users@lists.berlios.de"] == 1771
     assert counts["python-committers@python.org"] == 1207
 
@@ -189,23 +217,33 @@ def test_thread_counts_of_the_corpus(corpus):
 def test_every_pipermail_sender_name_is_its_address(corpus):
     """`From: esr at thyrsus.com (Eric S. Raymond)`: a comment is no display name (Header rules 1)."""
     with corpus.engine.connect() as conn:
-        named = conn.execute(sa.select(sa.func.count()).select_from(emails.join(mailing_lists))
-                             .where(mailing_lists.c.name.in_(PIPERMAIL),
-                                    emails.c.sender_name != emails.c.sender_address)).scalar_one()
-        total = conn.execute(sa.select(sa.func.count()).select_from(emails.join(mailing_lists))
-                             .where(mailing_lists.c.name.in_(PIPERMAIL))).scalar_one()
+        named = conn.execute(
+            sa.select(sa.func.count())
+            .select_from(emails.join(mailing_lists))
+            .where(mailing_lists.c.name.in_(PIPERMAIL), emails.c.sender_name != emails.c.sender_address)
+        ).scalar_one()
+        total = conn.execute(
+            sa.select(sa.func.count())
+            .select_from(emails.join(mailing_lists))
+            .where(mailing_lists.c.name.in_(PIPERMAIL))
+        ).scalar_one()
     assert (named, total) == (0, 9567 + 5548 + 6777)
 
 
 def test_two_spellings_of_one_address_share_one_mailman_id(corpus):
     """gpsd-dev writes `crocker at cavs.msstate.edu`, gpsd-users once `crocker at CAVS.MsState.Edu`."""
     with corpus.engine.connect() as conn:
-        spellings = conn.execute(sa.select(emails.c.sender_address, senders.c.mailman_id)
-                                 .join(senders, senders.c.id == emails.c.sender_id)
-                                 .where(sa.func.lower(emails.c.sender_address) == "crocker@cavs.msstate.edu")
-                                 .distinct().order_by(emails.c.sender_address)).all()
-    assert spellings == [("crocker@CAVS.MsState.Edu", "46010e59481c5f72b9f009d7b1c8adf7"),
-                         ("crocker@cavs.msstate.edu", "46010e59481c5f72b9f009d7b1c8adf7")]
+        spellings = conn.execute(
+            sa.select(emails.c.sender_address, senders.c.mailman_id)
+            .join(senders, senders.c.id == emails.c.sender_id)
+            .where(sa.func.lower(emails.c.sender_address) == "crocker@cavs.msstate.edu")
+            .distinct()
+            .order_by(emails.c.sender_address)
+        ).all()
+    assert spellings == [
+        ("crocker@CAVS.MsState.Edu", "46010e59481c5f72b9f009d7b1c8adf7"),
+        ("crocker@cavs.msstate.edu", "46010e59481c5f72b9f009d7b1c8adf7"),
+    ]
 
 
 FORMAT_PATCH = re.compile(rb"^From ([0-9a-f]{40}) Mon Sep 17 00:00:00 2001$", re.MULTILINE)
@@ -231,9 +269,15 @@ def test_format_patch_pieces_are_appended_to_the_message_before_them(corpus):
         "c63dff1": "rmilj81fnnx.fsf@fnord.ir.bbn.com",
     }
     with corpus.engine.connect() as conn:
-        patch_subjects = conn.execute(sa.select(sa.func.count()).select_from(emails).where(
-            emails.c.subject == "[PATCH] Shuffle children of <tgroup> to conform to DocBook.")).scalar_one()
-        content = conn.execute(sa.select(emails.c.content).where(
-            emails.c.message_id == "Pine.OSF.4.61.0908291947220.405409@sirppi.helsinki.fi")).scalar_one()
+        patch_subjects = conn.execute(
+            sa.select(sa.func.count())
+            .select_from(emails)
+            .where(emails.c.subject == "[PATCH] Shuffle children of <tgroup> to conform to DocBook.")
+        ).scalar_one()
+        content = conn.execute(
+            sa.select(emails.c.content).where(
+                emails.c.message_id == "Pine.OSF.4.61.0908291947220.405409@sirppi.helsinki.fi"
+            )
+        ).scalar_one()
     assert patch_subjects == 0
     assert content.endswith("build for me using xmlto 0.0.20 and DocBook 4.5.\n\nJoonas\n")

@@ -1,7 +1,5 @@
 """Parsing in a helper process once the archive is big (sathub.archive.ingest.parsing)."""
 
-
-
 from sathub.archive.ingest import parsing
 from tests.archive.import_checks import check_threads, snapshot
 from tests.archive.import_fixtures import archive, day, message, run

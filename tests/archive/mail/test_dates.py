@@ -32,8 +32,10 @@ def test_from_line_when_there_is_no_date_at_all():
 
 def test_a_non_ascii_date_is_unusable():
     # Date: \xbc\xf6, 27 6 2001 15:23:36; From xxx@korea.com  Wed Jun 27 15:23:36 2001
-    assert edge_dates("non-ascii-date-header.txt") == (datetime(2001, 6, 27, 15, 23, 36),
-                                                        datetime(2001, 6, 27, 15, 23, 36))
+    assert edge_dates("non-ascii-date-header.txt") == (
+        datetime(2001, 6, 27, 15, 23, 36),
+        datetime(2001, 6, 27, 15, 23, 36),
+    )
 
 
 def dates(headers: str, from_line: str | None):
@@ -44,9 +46,13 @@ def test_archived_date_is_the_from_line_date_only_when_that_line_names_an_addres
     # gpsd-dev line 65603-65605: pipermail's separator names no address, so the Date header
     header = "Date: Fri, 6 May 2005 11:26:21 +0200 (CEST)"
     assert dates(header, "From gpsd at xs4all.nl  Fri May  6 11:26:21 2005") == (
-        datetime(2005, 5, 6, 9, 26, 21), datetime(2005, 5, 6, 9, 26, 21))
+        datetime(2005, 5, 6, 9, 26, 21),
+        datetime(2005, 5, 6, 9, 26, 21),
+    )
     assert dates(header, "From gpsd@xs4all.nl  Fri May  6 11:26:21 2005") == (
-        datetime(2005, 5, 6, 9, 26, 21), datetime(2005, 5, 6, 11, 26, 21))
+        datetime(2005, 5, 6, 9, 26, 21),
+        datetime(2005, 5, 6, 11, 26, 21),
+    )
     assert dates(header, None) == (datetime(2005, 5, 6, 9, 26, 21), datetime(2005, 5, 6, 9, 26, 21))
 
 

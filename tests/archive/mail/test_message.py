@@ -33,12 +33,15 @@ def test_bad_subject_header_is_decoded_with_its_declared_charset():
     assert edge_email("bad-subject-header.txt").subject == "(et en plus, en local\x85)"
 
 
-@pytest.mark.parametrize("name, date", [
-    ("resent-date.txt", datetime(1999, 11, 9, 2, 53, 5)),
-    ("unixfrom-date.txt", datetime(1999, 11, 9, 21, 54, 11)),
-    ("non-ascii-date-header.txt", datetime(2001, 6, 27, 15, 23, 36)),
-    ("bad_date_tz.txt", datetime(1999, 12, 1, 0, 56, 19)),  # -3000: the From_ line's date
-])
+@pytest.mark.parametrize(
+    "name, date",
+    [
+        ("resent-date.txt", datetime(1999, 11, 9, 2, 53, 5)),
+        ("unixfrom-date.txt", datetime(1999, 11, 9, 21, 54, 11)),
+        ("non-ascii-date-header.txt", datetime(2001, 6, 27, 15, 23, 36)),
+        ("bad_date_tz.txt", datetime(1999, 12, 1, 0, 56, 19)),  # -3000: the From_ line's date
+    ],
+)
 def test_edge_dates(name, date):
     assert edge_email(name).date == date
 

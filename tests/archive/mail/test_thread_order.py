@@ -21,8 +21,9 @@ def layout(threads):
 
 def test_depth_first_pre_order_with_siblings_by_date_then_arrival():
     nodes = [node(1, None, 0), node(2, 1, 30), node(3, 1, 10), node(4, 3, 40), node(5, 1, 10), node(6, 2, 31)]
-    assert layout(arrange_threads(nodes)) == {1: [
-        (1, None, 0, 0), (3, 1, 1, 1), (4, 3, 2, 2), (5, 1, 3, 1), (2, 1, 4, 1), (6, 2, 5, 2)]}
+    assert layout(arrange_threads(nodes)) == {
+        1: [(1, None, 0, 0), (3, 1, 1, 1), (4, 3, 2, 2), (5, 1, 3, 1), (2, 1, 4, 1), (6, 2, 5, 2)]
+    }
 
 
 def test_separate_trees_are_separate_threads():

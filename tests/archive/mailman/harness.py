@@ -56,16 +56,45 @@ PLUGIN_VERSION = "1.2.1"
 REQUIREMENTS = (
     f"mailman=={MAILMAN_VERSION}",
     f"mailman-hyperkitty=={PLUGIN_VERSION}",
-    "SQLAlchemy==2.0.58", "greenlet==3.5.6", "falcon==3.1.3", "gunicorn==23.0.0", "packaging==26.3",
-    "aiosmtpd==1.4.6", "alembic==1.20.1", "atpublic==9.0.0", "attrs==26.1.0", "authheaders==0.16.3",
-    "authres==1.2.0", "certifi==2026.10.19.post1", "charset-normalizer==3.5.2", "click==8.5.1",
-    "dkimpy==1.1.8", "dnspython==2.9.2", "flufl.bounce==6.0.0", "flufl.i18n==8.0.0",
-    "flufl.lock==10.0.0", "idna==3.20", "lazr.config==4.0.0", "lazr.delegates==4.0.0",
-    "Mako==1.4.3", "MarkupSafe==3.0.4", "passlib==1.7.4", "psutil==7.2.2",
-    "publicsuffix2==2.20191221", "python-dateutil==4.0.0", "requests==2.34.2",
-    "typing_extensions==4.16.0", "tzdata==2026.6", "urllib3==2.8.0", "zope.component==7.1",
-    "zope.configuration==7.1", "zope.event==6.2", "zope.hookable==8.4", "zope.i18nmessageid==8.4",
-    "zope.interface==8.7", "zope.schema==8.1",
+    "SQLAlchemy==2.0.58",
+    "greenlet==3.5.6",
+    "falcon==3.1.3",
+    "gunicorn==23.0.0",
+    "packaging==26.3",
+    "aiosmtpd==1.4.6",
+    "alembic==1.20.1",
+    "atpublic==9.0.0",
+    "attrs==26.1.0",
+    "authheaders==0.16.3",
+    "authres==1.2.0",
+    "certifi==2026.10.19.post1",
+    "charset-normalizer==3.5.2",
+    "click==8.5.1",
+    "dkimpy==1.1.8",
+    "dnspython==2.9.2",
+    "flufl.bounce==6.0.0",
+    "flufl.i18n==8.0.0",
+    "flufl.lock==10.0.0",
+    "idna==3.20",
+    "lazr.config==4.0.0",
+    "lazr.delegates==4.0.0",
+    "Mako==1.4.3",
+    "MarkupSafe==3.0.4",
+    "passlib==1.7.4",
+    "psutil==7.2.2",
+    "publicsuffix2==2.20191221",
+    "python-dateutil==4.0.0",
+    "requests==2.34.2",
+    "typing_extensions==4.16.0",
+    "tzdata==2026.6",
+    "urllib3==2.8.0",
+    "zope.component==7.1",
+    "zope.configuration==7.1",
+    "zope.event==6.2",
+    "zope.hookable==8.4",
+    "zope.i18nmessageid==8.4",
+    "zope.interface==8.7",
+    "zope.schema==8.1",
 )
 TOOL = Path(__file__).with_name("mailman_tool.py")
 READY = ".sathub-ready"
@@ -103,8 +132,13 @@ def ensure_venv(path: Path | None = None, *, python: str | None = None) -> Path:
         shutil.rmtree(path, ignore_errors=True)
         subprocess.run([python or _python(), "-m", "venv", str(path)], check=True)
         env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONWARNINGS="ignore")
-        result = subprocess.run([str(path / "bin" / "python"), "-m", "pip", "install", "-q", *REQUIREMENTS],
-                                check=False, env=env, capture_output=True, text=True)
+        result = subprocess.run(
+            [str(path / "bin" / "python"), "-m", "pip", "install", "-q", *REQUIREMENTS],
+            check=False,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if result.returncode != 0:
             raise RuntimeError(f"installing Mailman failed:\n{result.stdout}\n{result.stderr}")
         marker.write_text(spec)
@@ -159,9 +193,14 @@ api_key: {api_key}
 
 # List settings that keep a test message on its way to the archive: the sender is no member,
 # corpus mail is addressed to another list and may be big or have many recipients.
-PERMISSIVE = {"default_nonmember_action": "accept", "default_member_action": "accept",
-              "require_explicit_destination": "false", "max_message_size": "0",
-              "max_num_recipients": "0", "administrivia": "false"}
+PERMISSIVE = {
+    "default_nonmember_action": "accept",
+    "default_member_action": "accept",
+    "require_explicit_destination": "false",
+    "max_message_size": "0",
+    "max_num_recipients": "0",
+    "administrivia": "false",
+}
 
 
 @dataclass
@@ -177,10 +216,19 @@ class QueuedMessage:
 class Mailman:
     """One Mailman site in a temporary directory, archiving into `base_url` with the plugin."""
 
-    def __init__(self, base_url: str, api_key: str, *, workdir: str | Path | None = None,
-                 venv: Path | None = None, rest_port: int | None = None, clobber_date: str = "never",
-                 rest_user: str = "restadmin", rest_password: str = "restpass",
-                 site_owner: str = "postmaster@example.org"):
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        workdir: str | Path | None = None,
+        venv: Path | None = None,
+        rest_port: int | None = None,
+        clobber_date: str = "never",
+        rest_user: str = "restadmin",
+        rest_password: str = "restpass",
+        site_owner: str = "postmaster@example.org",
+    ):
         self.venv = Path(venv) if venv else ensure_venv()
         self._tmp = None if workdir else tempfile.TemporaryDirectory(prefix="sathub-mailman-")
         self.workdir = Path(workdir or self._tmp.name)
@@ -193,10 +241,19 @@ class Mailman:
         self._rest: subprocess.Popen | None = None
         self.var_dir.mkdir(parents=True, exist_ok=True)
         self.set_archiver(base_url, api_key)
-        self.config_file.write_text(MAILMAN_CFG.format(
-            site_owner=site_owner, var_dir=self.var_dir, smtp_port=free_port(), lmtp_port=free_port(),
-            rest_port=self.rest_port, rest_user=rest_user, rest_password=rest_password,
-            plugin_cfg=self.plugin_config_file, clobber_date=clobber_date))
+        self.config_file.write_text(
+            MAILMAN_CFG.format(
+                site_owner=site_owner,
+                var_dir=self.var_dir,
+                smtp_port=free_port(),
+                lmtp_port=free_port(),
+                rest_port=self.rest_port,
+                rest_user=rest_user,
+                rest_password=rest_password,
+                plugin_cfg=self.plugin_config_file,
+                clobber_date=clobber_date,
+            )
+        )
 
     # -- where things are ------------------------------------------------------------------
     @property
@@ -225,8 +282,9 @@ class Mailman:
         return dict(os.environ, MAILMAN_CONFIG_FILE=str(self.config_file), PYTHONWARNINGS="ignore")
 
     def _run(self, *args: str, timeout: float = 120) -> str:
-        result = subprocess.run(list(args), check=False, env=self._env(), capture_output=True, text=True,
-                                timeout=timeout, cwd=self.workdir)
+        result = subprocess.run(
+            list(args), check=False, env=self._env(), capture_output=True, text=True, timeout=timeout, cwd=self.workdir
+        )
         if result.returncode != 0:
             raise RuntimeError(f"{args} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
         return result.stdout
@@ -247,8 +305,12 @@ class Mailman:
             with open(self.workdir / "rest.out", "ab") as log:
                 self._rest = subprocess.Popen(
                     [str(self.venv / "bin" / "runner"), "-C", str(self.config_file), "-r", "rest"],
-                    env=self._env(), cwd=self.workdir, stdout=log, stderr=subprocess.STDOUT,
-                    start_new_session=True)
+                    env=self._env(),
+                    cwd=self.workdir,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
             atexit.register(self.stop)  # no REST runner outlives the tests
         deadline = time.monotonic() + timeout
         while True:
@@ -305,8 +367,9 @@ class Mailman:
             if error.code != 400:  # 400: it exists already
                 raise
 
-    def create_list(self, address: str, *, archive_policy: str = "public", permissive: bool = True,
-                    **settings: str) -> dict:
+    def create_list(
+        self, address: str, *, archive_policy: str = "public", permissive: bool = True, **settings: str
+    ) -> dict:
         """Create the list (and its domain) and configure it; `settings` are more attributes of
         `/3.1/lists/<address>/config` (display_name, description, subject_prefix, ...)."""
         self.create_domain(address.split("@", 1)[1])
@@ -372,8 +435,17 @@ class Mailman:
         if isinstance(name_or_dir, Path) and not name_or_dir.is_dir():
             return []
         rows = self.tool("dump", str(name_or_dir))
-        return [QueuedMessage(row["filebase"], row["mlist"], row["message_id"], row["archived_at"],
-                              row["list_archive"], base64.b64decode(row["raw"])) for row in rows]
+        return [
+            QueuedMessage(
+                row["filebase"],
+                row["mlist"],
+                row["message_id"],
+                row["archived_at"],
+                row["list_archive"],
+                base64.b64decode(row["raw"]),
+            )
+            for row in rows
+        ]
 
     def spooled(self) -> list[QueuedMessage]:
         """The plugin's retry queue (messages whose archiving failed), oldest first."""
@@ -396,5 +468,9 @@ class Mailman:
         """The Archived-At URL(s) (brackets removed) Mailman wrote into the distributed copy of
         a message: '' when the plugin's urls call failed (Mailman then writes `Archived-At: <>`)."""
         wanted = message_id.strip().strip("<>")
-        return [url.strip().strip("<>") for queued in self.queue("out")
-                if (queued.message_id or "").strip().strip("<>") == wanted for url in queued.archived_at]
+        return [
+            url.strip().strip("<>")
+            for queued in self.queue("out")
+            if (queued.message_id or "").strip().strip("<>") == wanted
+            for url in queued.archived_at
+        ]

@@ -48,7 +48,7 @@ def run(queues, max_passes=20):
     from mailman.bin.runner import make_runner
 
     queues = queues or list(DEFAULT_QUEUES)
-    processed = {name: 0 for name in queues}
+    processed = dict.fromkeys(queues, 0)
     for _ in range(max_passes):
         if not any(_queue_files(name) for name in queues):
             break
@@ -57,8 +57,11 @@ def run(queues, max_passes=20):
             if waiting:
                 make_runner(name, 1, 1, once=True).run()
                 processed[name] += waiting - len(_queue_files(name))
-    return {"processed": processed, "remaining": {name: len(_queue_files(name)) for name in queues},
-            "shunt": len(_queue_files("shunt"))}
+    return {
+        "processed": processed,
+        "remaining": {name: len(_queue_files(name)) for name in queues},
+        "shunt": len(_queue_files("shunt")),
+    }
 
 
 def dump(queue):
@@ -75,15 +78,17 @@ def dump(queue):
             msg = pickle.load(fp)
             data = pickle.load(fp)
         mlist = data.get("mlist")
-        out.append({
-            "filebase": filebase,
-            "listid": data.get("listid"),
-            "mlist": getattr(mlist, "fqdn_listname", None),
-            "message_id": msg.get("Message-Id"),
-            "archived_at": msg.get_all("Archived-At") or [],
-            "list_archive": msg.get_all("List-Archive") or [],
-            "raw": base64.b64encode(msg.as_bytes()).decode("ascii"),
-        })
+        out.append(
+            {
+                "filebase": filebase,
+                "listid": data.get("listid"),
+                "mlist": getattr(mlist, "fqdn_listname", None),
+                "message_id": msg.get("Message-Id"),
+                "archived_at": msg.get_all("Archived-At") or [],
+                "list_archive": msg.get_all("List-Archive") or [],
+                "raw": base64.b64encode(msg.as_bytes()).decode("ascii"),
+            }
+        )
     return out
 
 

@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 
 from sathub.app import create_app
 from sathub.archive.mail.ids import message_id_hash
-from sathub.archive.store import lists, reads
+from sathub.archive.store import list_reads, lists, reads
 from sathub.archive.tables import NEVER, PRIVATE
 from sathub.db import connect
 
@@ -21,17 +21,25 @@ ARCHIVE = "/archive/api/mailman/archive"
 URLS = "/archive/api/mailman/urls"
 
 
-def message(msgid: str, subject: str = "hello", reply_to: str | None = None, body: str = "Body text\n",
-            sender: str = "Ann Example <ann@example.com>") -> bytes:
+def message(
+    msgid: str,
+    subject: str = "hello",
+    reply_to: str | None = None,
+    body: str = "Body text\n",
+    sender: str = "Ann Example <ann@example.com>",
+) -> bytes:
     reply = f"In-Reply-To: <{reply_to}>\n" if reply_to else ""
-    return (f"From: {sender}\nTo: dev@example.org\nSubject: {subject}\nMessage-ID: <{msgid}>\n{reply}"
-            f"Date: Mon, 01 Jan 2001 10:00:00 +0000\nMIME-Version: 1.0\n"
-            f"Content-Type: text/plain; charset=utf-8\n\n{body}").encode()
+    return (
+        f"From: {sender}\nTo: dev@example.org\nSubject: {subject}\nMessage-ID: <{msgid}>\n{reply}"
+        f"Date: Mon, 01 Jan 2001 10:00:00 +0000\nMIME-Version: 1.0\n"
+        f"Content-Type: text/plain; charset=utf-8\n\n{body}"
+    ).encode()
 
 
 def post(client, data: bytes, mlist: str = "dev@example.org", headers=AUTH, prefix="/archive/"):
-    return client.post(f"{prefix}api/mailman/archive", data={"mlist": mlist},
-                       files={"message": ("message.txt", data)}, headers=headers)
+    return client.post(
+        f"{prefix}api/mailman/archive", data={"mlist": mlist}, files={"message": ("message.txt", data)}, headers=headers
+    )
 
 
 def make_client(engine, settings, address="127.0.0.1", **changes):
@@ -59,6 +67,7 @@ def stored(engine, address="dev@example.org"):
 
 # -- archive ---------------------------------------------------------------------------------------
 
+
 def test_archive_stores_and_answers_the_message_page(mailman, engine):
     answer = post(mailman, message("m1@example.com"))
     assert answer.status_code == 200
@@ -68,7 +77,8 @@ def test_archive_stores_and_answers_the_message_page(mailman, engine):
     mailing_list, rows = stored(engine)
     assert mailing_list.archive_policy == "public" and mailing_list.display_name == ""
     assert [(r.message_id, r.subject, r.sender_address) for r in rows] == [
-        ("m1@example.com", "hello", "ann@example.com")]
+        ("m1@example.com", "hello", "ann@example.com")
+    ]
 
 
 def test_a_duplicate_is_answered_with_the_existing_url_and_stored_once(mailman, engine):
@@ -84,7 +94,7 @@ def test_a_reply_before_its_parent_is_reattached(mailman, engine):
     assert post(mailman, message("root@example.com", "root")).status_code == 200
     with connect(engine) as conn:
         mailing_list = lists.find_list(conn, "dev@example.org")
-        threads = reads.list_threads(conn, mailing_list.id, None)
+        threads = list_reads.list_threads(conn, mailing_list.id, None)
         rows = reads.thread_emails(conn, mailing_list, threads[0].thread_id, None)
     assert [t.thread_id for t in threads] == [message_id_hash("root@example.com")]
     assert [r.message_id for r in rows] == ["root@example.com", "child@example.com"]
@@ -108,6 +118,7 @@ def test_the_list_address_is_lowercased(mailman, engine):
 def test_a_private_list_keeps_its_mail_private(mailman, engine):
     with connect(engine, write=True) as conn:
         from sathub.archive.mail.dates import utc_now
+
         lists.create_list(conn, "secret@example.org", {"archive_policy": PRIVATE, "created_at": utc_now()})
     answer = post(mailman, message("s1@example.com"), mlist="secret@example.org")
     assert answer.status_code == 200
@@ -119,6 +130,7 @@ def test_a_private_list_keeps_its_mail_private(mailman, engine):
 def test_a_never_list_archives_nothing(mailman, engine):
     with connect(engine, write=True) as conn:
         from sathub.archive.mail.dates import utc_now
+
         lists.create_list(conn, "quiet@example.org", {"archive_policy": NEVER, "created_at": utc_now()})
     answer = post(mailman, message("q1@example.com"), mlist="quiet@example.org")
     assert answer.status_code == 200  # not an error: the plugin would retry it with every later post
@@ -126,17 +138,28 @@ def test_a_never_list_archives_nothing(mailman, engine):
     assert stored(engine, "quiet@example.org")[1] == []
 
 
-@pytest.mark.parametrize("build, detail", [
-    (lambda c: c.post(ARCHIVE, data={"mlist": "dev@example.org"}, headers=AUTH), "multipart/form-data"),
-    (lambda c: c.post(ARCHIVE, files={"message": ("m.txt", message("x@y"))}, headers=AUTH), "mlist"),
-    (lambda c: c.post(ARCHIVE, data={"mlist": "dev@example.org"}, files={"other": ("m", b"x")}, headers=AUTH),
-     "message"),
-    (lambda c: post(c, message("x@y"), mlist="no-at-sign"), "posting address"),
-    (lambda c: post(c, b""), "empty"),
-    (lambda c: post(c, b"this is not a mail message\n\njust text\n"), "header"),
-    (lambda c: c.post(ARCHIVE, content=b"--b\r\nContent-Disposition: form-data; name=\"mlist\"\r\n\r\nx",
-                      headers={**AUTH, "Content-Type": "multipart/form-data; boundary=b"}), "missing"),  # cut short
-])
+@pytest.mark.parametrize(
+    "build, detail",
+    [
+        (lambda c: c.post(ARCHIVE, data={"mlist": "dev@example.org"}, headers=AUTH), "multipart/form-data"),
+        (lambda c: c.post(ARCHIVE, files={"message": ("m.txt", message("x@y"))}, headers=AUTH), "mlist"),
+        (
+            lambda c: c.post(ARCHIVE, data={"mlist": "dev@example.org"}, files={"other": ("m", b"x")}, headers=AUTH),
+            "message",
+        ),
+        (lambda c: post(c, message("x@y"), mlist="no-at-sign"), "posting address"),
+        (lambda c: post(c, b""), "empty"),
+        (lambda c: post(c, b"this is not a mail message\n\njust text\n"), "header"),
+        (
+            lambda c: c.post(
+                ARCHIVE,
+                content=b'--b\r\nContent-Disposition: form-data; name="mlist"\r\n\r\nx',
+                headers={**AUTH, "Content-Type": "multipart/form-data; boundary=b"},
+            ),
+            "missing",
+        ),  # cut short
+    ],
+)
 def test_malformed_bodies_are_400_and_store_nothing(mailman, engine, build, detail):
     answer = build(mailman)
     assert answer.status_code == 400, answer.text
@@ -146,8 +169,17 @@ def test_malformed_bodies_are_400_and_store_nothing(mailman, engine, build, deta
 
 # issue 23: lists were created under any name with one `@`; the 312-character one answered 500 on every
 # retry on PostgreSQL, and the plugin sends a failed message again before every later one.
-BAD_LIST_ADDRESSES = ["a b@c.org", "a@b\r\nx: y", "..@..", "l" * 300 + "@example.org", "dev@localhost",
-                      "dev@example..org", '"dev"@example.org', "d\x00ev@example.org", "l" * 243 + "@example.org"]
+BAD_LIST_ADDRESSES = [
+    "a b@c.org",
+    "a@b\r\nx: y",
+    "..@..",
+    "l" * 300 + "@example.org",
+    "dev@localhost",
+    "dev@example..org",
+    '"dev"@example.org',
+    "d\x00ev@example.org",
+    "l" * 243 + "@example.org",
+]
 
 
 def list_names(engine) -> list[str]:
@@ -179,15 +211,38 @@ def test_a_list_address_as_long_as_the_column_is_archived(mailman, engine):
     assert len(stored(engine, address)[1]) == 1
 
 
-@pytest.mark.parametrize("build, detail", [
-    (lambda c: c.post(ARCHIVE, data={"mlist": "dev@example.org"}, headers=AUTH,
-                      files=[("message", ("a.txt", message("one@x"))), ("message", ("b.txt", message("two@x")))]),
-     "message is given 2 times"),
-    (lambda c: c.post(ARCHIVE, data={"mlist": ["dev@example.org", "other@example.org"]}, headers=AUTH,
-                      files={"message": ("m.txt", message("one@x"))}), "mlist is given 2 times"),
-    (lambda c: c.post(ARCHIVE, data={"mlist": ["dev@example.org", "dev@example.org"]}, headers=AUTH,
-                      files={"message": ("m.txt", message("one@x"))}), "mlist is given 2 times"),
-])
+@pytest.mark.parametrize(
+    "build, detail",
+    [
+        (
+            lambda c: c.post(
+                ARCHIVE,
+                data={"mlist": "dev@example.org"},
+                headers=AUTH,
+                files=[("message", ("a.txt", message("one@x"))), ("message", ("b.txt", message("two@x")))],
+            ),
+            "message is given 2 times",
+        ),
+        (
+            lambda c: c.post(
+                ARCHIVE,
+                data={"mlist": ["dev@example.org", "other@example.org"]},
+                headers=AUTH,
+                files={"message": ("m.txt", message("one@x"))},
+            ),
+            "mlist is given 2 times",
+        ),
+        (
+            lambda c: c.post(
+                ARCHIVE,
+                data={"mlist": ["dev@example.org", "dev@example.org"]},
+                headers=AUTH,
+                files={"message": ("m.txt", message("one@x"))},
+            ),
+            "mlist is given 2 times",
+        ),
+    ],
+)
 def test_a_field_sent_twice_is_400_and_stores_nothing(mailman, engine, build, detail):
     answer = build(mailman)
     assert answer.status_code == 400, answer.text
@@ -195,10 +250,13 @@ def test_a_field_sent_twice_is_400_and_stores_nothing(mailman, engine, build, de
     assert list_names(engine) == []
 
 
-@pytest.mark.parametrize("params", [
-    [("mlist", "dev@example.org"), ("mlist", "other@example.org")],
-    [("mlist", "dev@example.org"), ("msgid", "a@x"), ("msgid", "b@x")],
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        [("mlist", "dev@example.org"), ("mlist", "other@example.org")],
+        [("mlist", "dev@example.org"), ("msgid", "a@x"), ("msgid", "b@x")],
+    ],
+)
 def test_urls_refuses_a_parameter_sent_twice(mailman, params):
     answer = mailman.get(URLS, params=params, headers=AUTH)
     assert answer.status_code == 400 and "given 2 times" in answer.json()["detail"]
@@ -221,6 +279,7 @@ def test_get_on_archive_is_405_allow_post(mailman):
 
 # -- urls -------------------------------------------------------------------------------------
 
+
 def test_urls_computes_the_message_page_before_it_is_archived(mailman):
     answer = mailman.get(URLS, params={"mlist": "dev@example.org", "msgid": "later@example.com"}, headers=AUTH)
     assert answer.status_code == 200
@@ -232,8 +291,9 @@ def test_urls_computes_the_message_page_before_it_is_archived(mailman):
 
 
 def test_urls_matches_the_published_vector(mailman):
-    answer = mailman.get(URLS, params={"mlist": "a@b.org", "msgid": "87myycy5eh.fsf@uwakimon.sk.tsukuba.ac.jp"},
-                         headers=AUTH)
+    answer = mailman.get(
+        URLS, params={"mlist": "a@b.org", "msgid": "87myycy5eh.fsf@uwakimon.sk.tsukuba.ac.jp"}, headers=AUTH
+    )
     assert answer.json()["url"].endswith("/message/JJIGKPKB6CVDX6B2CUG4IHAJRIQIOUTP/")
 
 
@@ -244,15 +304,21 @@ def test_urls_needs_a_list(mailman):
 
 # -- who may call -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("headers, check", [
-    ({}, "key_missing"),
-    ({"Authorization": "Bearer " + KEY}, "key_missing"),
-    ({"Authorization": "Token wrong"}, "key_wrong"),
-    ({"Authorization": f"Token {KEY}x"}, "key_wrong"),
-])
+
+@pytest.mark.parametrize(
+    "headers, check",
+    [
+        ({}, "key_missing"),
+        ({"Authorization": "Bearer " + KEY}, "key_missing"),
+        ({"Authorization": "Token wrong"}, "key_wrong"),
+        ({"Authorization": f"Token {KEY}x"}, "key_wrong"),
+    ],
+)
 def test_a_missing_or_wrong_key_is_refused_with_its_check(mailman, engine, headers, check):
-    for answer in (post(mailman, message("k@example.com"), headers=headers),
-                   mailman.get(URLS, params={"mlist": "dev@example.org"}, headers=headers)):
+    for answer in (
+        post(mailman, message("k@example.com"), headers=headers),
+        mailman.get(URLS, params={"mlist": "dev@example.org"}, headers=headers),
+    ):
         assert answer.status_code == 403
         assert answer.json()["check"] == check and answer.json()["detail"]
         assert answer.headers["x-content-type-options"] == "nosniff"
@@ -261,8 +327,10 @@ def test_a_missing_or_wrong_key_is_refused_with_its_check(mailman, engine, heade
 
 def test_without_a_key_configured_the_endpoints_are_off(engine, settings):
     with make_client(engine, settings, archiver_key="") as client:
-        for answer in (post(client, message("o@example.com")),
-                       client.get(URLS, params={"mlist": "dev@example.org"}, headers=AUTH)):
+        for answer in (
+            post(client, message("o@example.com")),
+            client.get(URLS, params={"mlist": "dev@example.org"}, headers=AUTH),
+        ):
             assert answer.status_code == 403
             assert answer.json()["check"] == "archiver_key_unset"
             assert "SATHUB_ARCHIVER_KEY" in answer.json()["detail"]
@@ -287,6 +355,7 @@ def test_an_unreadable_allowed_list_says_so(engine, settings):
 
 # -- list settings from Mailman ------------------------------------------------------------------
 
+
 @pytest.fixture
 def rest():
     from tests.archive.rest_stub import MailmanRest
@@ -298,8 +367,9 @@ def rest():
 def with_rest(engine, settings, rest):
     from tests.archive.rest_stub import PASSWORD, USER
 
-    return make_client(engine, settings, mailman_rest_url=rest.url, mailman_rest_user=USER,
-                       mailman_rest_password=PASSWORD)
+    return make_client(
+        engine, settings, mailman_rest_url=rest.url, mailman_rest_user=USER, mailman_rest_password=PASSWORD
+    )
 
 
 def test_a_new_list_takes_its_settings_from_mailman(engine, settings, rest):
@@ -308,8 +378,12 @@ def test_a_new_list_takes_its_settings_from_mailman(engine, settings, rest):
         assert post(client, message("a@example.com")).status_code == 200
         assert post(client, message("b@example.com")).status_code == 200
     mailing_list, rows = stored(engine)
-    assert (mailing_list.display_name, mailing_list.description, mailing_list.subject_prefix,
-            mailing_list.archive_policy) == ("Developers", "Code talk", "[Dev] ", "private")
+    assert (
+        mailing_list.display_name,
+        mailing_list.description,
+        mailing_list.subject_prefix,
+        mailing_list.archive_policy,
+    ) == ("Developers", "Code talk", "[Dev] ", "private")
     assert len(rows) == 2
     assert len([c for c in rest.calls if c.endswith("/config")]) == 1  # asked once, when first seen
 

@@ -65,15 +65,25 @@ def multipart(headers, body):
         head, _, content = chunk.removeprefix(b"\r\n").partition(b"\r\n\r\n")
         part_headers = dict(line.split(": ", 1) for line in head.decode().split("\r\n"))
         disposition = dict(item.strip().split("=", 1) for item in part_headers["Content-Disposition"].split(";")[1:])
-        fields[disposition["name"].strip('"')] = (disposition.get("filename", "").strip('"') or None,
-                                                  part_headers, content.removesuffix(b"\r\n"))
+        fields[disposition["name"].strip('"')] = (
+            disposition.get("filename", "").strip('"') or None,
+            part_headers,
+            content.removesuffix(b"\r\n"),
+        )
     assert body.endswith(b"--" + boundary + b"--\r\n")
     return fields
 
 
 def message(msgid, subject="hello", body="Body \u00e9t\u00e9\r\n"):
-    return raw_message(msgid, to="someone@example.net", subject=subject, content_type="text/plain; charset=utf-8",
-                       transfer_encoding="8bit", body=body, newline="\r\n")
+    return raw_message(
+        msgid,
+        to="someone@example.net",
+        subject=subject,
+        content_type="text/plain; charset=utf-8",
+        transfer_encoding="8bit",
+        body=body,
+        newline="\r\n",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -105,8 +115,11 @@ def test_the_plugin_archives_a_message(mailman, recorder):
     recorder.take()
     raw = message("m1@example.com")
     assert len(mailman.inject("test@example.org", raw)) == 1
-    assert mailman.archive() == {"processed": {"in": 1, "pipeline": 1, "archive": 1},
-                                 "remaining": {"in": 0, "pipeline": 0, "archive": 0}, "shunt": 0}
+    assert mailman.archive() == {
+        "processed": {"in": 1, "pipeline": 1, "archive": 1},
+        "remaining": {"in": 0, "pipeline": 0, "archive": 0},
+        "shunt": 0,
+    }
 
     calls = recorder.take()
     assert [(method, path) for method, path, _, _ in calls] == [
@@ -150,8 +163,10 @@ def test_the_plugin_archives_a_message(mailman, recorder):
     assert mailman.list_url("test@example.org") == ANSWER
     assert mailman.permalink("test@example.org", message("later@example.com")) == ANSWER
     urls = [(urlsplit(path).path, parse_qs(urlsplit(path).query)) for _, path, _, _ in recorder.take()]
-    assert urls == [("/archive/api/mailman/urls", {"mlist": ["test@example.org"]}),
-                    ("/archive/api/mailman/urls", {"mlist": ["test@example.org"], "msgid": ["later@example.com"]})]
+    assert urls == [
+        ("/archive/api/mailman/urls", {"mlist": ["test@example.org"]}),
+        ("/archive/api/mailman/urls", {"mlist": ["test@example.org"], "msgid": ["later@example.com"]}),
+    ]
 
 
 def test_failures_are_spooled_and_sent_first_with_the_next_message(mailman, recorder):
@@ -183,12 +198,13 @@ def test_failures_are_spooled_and_sent_first_with_the_next_message(mailman, reco
     # the next message to archive sends the spool first, oldest first, then itself
     mailman.post("retry@example.org", message("r3@example.com"))
     calls = recorder.take()
-    assert {path.split("?")[0] for _, path, _, _ in calls} == {"/archive/api/mailman/urls",
-                                                               "/archive/api/mailman/archive"}
+    assert {path.split("?")[0] for _, path, _, _ in calls} == {
+        "/archive/api/mailman/urls",
+        "/archive/api/mailman/archive",
+    }
     posts = [multipart(h, b)["message"][2] for m, _, h, b in calls if m == "POST"]
     ids = [next(line for line in p.split(b"\n") if line.startswith(b"Message-ID:")) for p in posts]
-    assert ids == [b"Message-ID: <r1@example.com>", b"Message-ID: <r2@example.com>",
-                   b"Message-ID: <r3@example.com>"]
+    assert ids == [b"Message-ID: <r1@example.com>", b"Message-ID: <r2@example.com>", b"Message-ID: <r3@example.com>"]
     assert b"Archived-At: <>" in posts[0] and b"Subject: hello" in posts[0]  # spooled as rendered then
     assert mailman.spooled() == []
 
@@ -215,5 +231,7 @@ def test_archive_policies(mailman, recorder):
     # the REST calls sathub's list sync makes (mailmanclient): paginated collections work
     assert mailman.held("never@example.org") == []
     assert {entry["fqdn_listname"] for entry in mailman.rest("GET", "/3.1/lists")["entries"]} >= {
-        "private@example.org", "never@example.org"}
+        "private@example.org",
+        "never@example.org",
+    }
     assert mailman.rest("GET", "/3.1/lists/private.example.org")["display_name"] == "Private"

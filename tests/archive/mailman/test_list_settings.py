@@ -27,10 +27,10 @@ def rest_settings(rest: MailmanRest, **changes) -> Settings:
 
 
 def test_fetch_reads_the_list_config(rest):
-    rest.add("dev@example.org", display_name="Developers", description="Talk about code",
-             archive_policy="private")
+    rest.add("dev@example.org", display_name="Developers", description="Talk about code", archive_policy="private")
     assert fetch(rest_settings(rest), "Dev@Example.org") == ListSettings(
-        "Developers", "Talk about code", "[Dev] ", "private", datetime(2020, 5, 1, 12, 30))
+        "Developers", "Talk about code", "[Dev] ", "private", datetime(2020, 5, 1, 12, 30)
+    )
     assert fetch(rest_settings(rest), "nobody@example.org") is None
 
 
@@ -44,7 +44,8 @@ def test_fetch_failures_are_mailman_unavailable(rest):
 def test_from_config_never_leaks_on_an_unknown_policy():
     assert from_config({"archive_policy": "members-only"}, None).archive_policy == "private"
     assert from_config({"archive_policy": "never", "description": ""}, "2021-01-02T03:04:05+02:00") == ListSettings(
-        "", None, "", "never", datetime(2021, 1, 2, 1, 4, 5))
+        "", None, "", "never", datetime(2021, 1, 2, 1, 4, 5)
+    )
 
 
 def test_sync_updates_known_lists(engine, rest):
@@ -60,22 +61,40 @@ def test_sync_updates_known_lists(engine, rest):
     with connect(engine) as conn:
         dev = list_store.find_list(conn, "dev@example.org")
     assert (dev.display_name, dev.description, dev.archive_policy, dev.created_at) == (
-        "Dev", "Code", "private", datetime(2020, 5, 1, 12, 30))
+        "Dev",
+        "Code",
+        "private",
+        datetime(2020, 5, 1, 12, 30),
+    )
     assert sync_lists(engine, rest_settings(rest), ["dev@example.org"]).lines == ["dev@example.org: unchanged"]
 
 
 def test_the_sync_command(engine, rest, database_url):
     rest.add("new@example.org", archive_policy="never")
     runner = CliRunner()
-    result = runner.invoke(archive, ["lists", "sync", "--database-url", database_url, "--rest-url", rest.url,
-                                     "--rest-user", USER, "--rest-password", PASSWORD, "new@example.org"])
+    result = runner.invoke(
+        archive,
+        [
+            "lists",
+            "sync",
+            "--database-url",
+            database_url,
+            "--rest-url",
+            rest.url,
+            "--rest-user",
+            USER,
+            "--rest-password",
+            PASSWORD,
+            "new@example.org",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert result.output == "new@example.org: created (never)\n"
     with connect(engine) as conn:
         assert list_store.find_list(conn, "new@example.org").archive_policy == "never"
-    without = runner.invoke(archive, ["lists", "sync", "--database-url", database_url], env={
-        "SATHUB_MAILMAN_REST_URL": ""})
+    without = runner.invoke(
+        archive, ["lists", "sync", "--database-url", database_url], env={"SATHUB_MAILMAN_REST_URL": ""}
+    )
     assert without.exit_code == 2 and "--rest-url" in without.output
-    down = runner.invoke(archive, ["lists", "sync", "--database-url", database_url,
-                                   "--rest-url", "http://127.0.0.1:9"])
+    down = runner.invoke(archive, ["lists", "sync", "--database-url", database_url, "--rest-url", "http://127.0.0.1:9"])
     assert down.exit_code == 1 and "cannot be read" in down.output

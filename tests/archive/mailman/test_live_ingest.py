@@ -18,12 +18,19 @@ from tests.conftest import SHARED_DATA
 
 
 def raw(msgid: str, reply_to: str | None = None) -> bytes:
-    return raw_message(msgid, sender="Ann <ann@example.com>", subject=f"s {msgid}", reply_to=reply_to,
-                       date="Tue, 02 Jan 2001 10:00:00 +0100", body="text\n")
+    return raw_message(
+        msgid,
+        sender="Ann <ann@example.com>",
+        subject=f"s {msgid}",
+        reply_to=reply_to,
+        date="Tue, 02 Jan 2001 10:00:00 +0100",
+        body="text\n",
+    )
 
 
-@pytest.mark.parametrize("data, reason", [(b"", "empty"), (b"  \n", "empty"),
-                                          (b"no header here\n\nbody\n", "header field")])
+@pytest.mark.parametrize(
+    "data, reason", [(b"", "empty"), (b"  \n", "empty"), (b"no header here\n\nbody\n", "header field")]
+)
 def test_parse_refuses_what_is_no_message(data, reason):
     with pytest.raises(live_ingest.UnreadableMessage, match=reason):
         live_ingest.parse(data)
@@ -32,8 +39,11 @@ def test_parse_refuses_what_is_no_message(data, reason):
 def test_parse_takes_an_mbox_from_line_and_mailmans_rendering():
     assert live_ingest.parse(b"From ann@example.com Mon Jan  1 00:00:00 2001\n" + raw("a@x")).message_id == "a@x"
     email = live_ingest.parse(raw("b@x"))
-    assert (email.subject, email.sender_address, email.date.isoformat()) == ("s b@x", "ann@example.com",
-                                                                             "2001-01-02T09:00:00")
+    assert (email.subject, email.sender_address, email.date.isoformat()) == (
+        "s b@x",
+        "ann@example.com",
+        "2001-01-02T09:00:00",
+    )
 
 
 def store(engine, data: bytes, name: str = "dev@example.org") -> live_ingest.Stored:
@@ -64,7 +74,8 @@ def test_nothing_is_stored_in_an_unknown_or_never_list(engine):
     email = live_ingest.parse(raw("n@x"))
     with db.connect(engine, write=True) as conn:
         assert live_ingest.store(conn, "nobody@example.org", email) == live_ingest.Stored(
-            email.message_id_hash, False, None)
+            email.message_id_hash, False, None
+        )
         lists.create_list(conn, "quiet@example.org", {"created_at": utc_now(), "archive_policy": "never"})
         assert live_ingest.store(conn, "quiet@example.org", email).policy == "never"
         assert reads.list_emails(conn, lists.find_list(conn, "quiet@example.org"), None) == []
@@ -86,7 +97,9 @@ def test_live_mail_and_imported_mail_are_the_same_rows(engine, tmp_path):
     def rows(name):
         with db.connect(engine) as conn:
             mailing_list = lists.find_list(conn, name)
-            return sorted((r.message_id, r.subject, r.sender_address, r.sender_name, r.date, r.thread_hash,
-                           r.parent_hash) for r in reads.list_emails(conn, mailing_list, None))
+            return sorted(
+                (r.message_id, r.subject, r.sender_address, r.sender_name, r.date, r.thread_hash, r.parent_hash)
+                for r in reads.list_emails(conn, mailing_list, None)
+            )
 
     assert rows("live@example.org") == rows("imported@example.org")

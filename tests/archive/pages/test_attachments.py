@@ -38,8 +38,10 @@ def test_every_download_is_sandboxed_and_not_sniffed(client, archive):
 
 
 def test_a_download_error_is_json_not_sniffed(client, archive):
-    for path in (f"/archive/list/{DEV}/message/{MAIL['E'].hash}/attachment/9/report.html",
-                 f"/archive/list/private@example.org/message/{MAIL['P'].hash}/attachment/1/a.txt"):
+    for path in (
+        f"/archive/list/{DEV}/message/{MAIL['E'].hash}/attachment/9/report.html",
+        f"/archive/list/private@example.org/message/{MAIL['P'].hash}/attachment/1/a.txt",
+    ):
         response = client.get(path)
         assert response.status_code in (403, 404) and response.headers["content-type"] == "application/json"
         assert response.headers["x-content-type-options"] == "nosniff"
@@ -51,13 +53,18 @@ def test_attachment_without_charset_has_a_bare_content_type(client, archive):
     assert response.content == ATTACHMENTS[1]["content"]
 
 
-@pytest.mark.parametrize("tail", [
-    "attachment/2/other.html", "attachment/9/report.html", "attachment/x/report.html",
-    "attachment/99999999999999999999/report.html",  # beyond 64 bits: was a 500 on both backends
-    "attachment/2147483648/report.html",  # beyond the column's 32 bits
-    "attachment/" + "9" * 5000 + "/report.html",  # more digits than int() converts
-    "attachment/2/report.html%00",
-])
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "attachment/2/other.html",
+        "attachment/9/report.html",
+        "attachment/x/report.html",
+        "attachment/99999999999999999999/report.html",  # beyond 64 bits: was a 500 on both backends
+        "attachment/2147483648/report.html",  # beyond the column's 32 bits
+        "attachment/" + "9" * 5000 + "/report.html",  # more digits than int() converts
+        "attachment/2/report.html%00",
+    ],
+)
 def test_attachment_download_needs_the_exact_counter_and_name(client, archive, tail):
     response = client.get(f"/archive/list/{DEV}/message/{MAIL['E'].hash}/{tail}")
     assert response.status_code == 404 and response.json() == {"detail": "Not found."}
@@ -74,11 +81,14 @@ def test_private_attachment_download_is_forbidden(client, archive):
     assert response.status_code == 403 and response.text == FORBIDDEN
 
 
-@pytest.mark.parametrize("path", [
-    f"/archive/list/dev%00@example.org/message/{MAIL['E'].hash}/attachment/2/report.html",
-    f"/archive/list/{DEV}/message/{MAIL['E'].hash}%00/attachment/2/report.html",
-    f"/archive/list/{DEV}/message/{MAIL['E'].hash.lower()}/attachment/2/report.html",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"/archive/list/dev%00@example.org/message/{MAIL['E'].hash}/attachment/2/report.html",
+        f"/archive/list/{DEV}/message/{MAIL['E'].hash}%00/attachment/2/report.html",
+        f"/archive/list/{DEV}/message/{MAIL['E'].hash.lower()}/attachment/2/report.html",
+    ],
+)
 def test_attachment_download_with_a_malformed_segment_is_not_found(client, archive, path):
     response = client.get(path)
     assert response.status_code == 404 and response.json() == {"detail": "Not found."}

@@ -25,7 +25,7 @@ def test_the_list_page_shows_name_description_and_latest_threads(client, archive
     assert '<html lang="en">' in text and "<h1>" in text
     subjects = re.findall(r'<a href="[^"]*/thread/[A-Z2-7]{32}/">([^<]*)</a>', text)
     assert subjects == ["[dev] Late", "[dev] Tie one", "[dev] Tie two", "[dev] Report", "[dev] Welcome"]
-    assert f'{BASE}/archive/list/{DEV}/thread/{MAIL["A"].hash}/' in text
+    assert f"{BASE}/archive/list/{DEV}/thread/{MAIL['A'].hash}/" in text
 
 
 def test_the_message_page_shows_headers_text_attachments_and_links(client, archive):
@@ -34,10 +34,10 @@ def test_the_message_page_shows_headers_text_attachments_and_links(client, archi
     text = answer.text
     assert "<h1>Re: [dev] Welcome</h1>" in text
     assert "bob (a) example.net" in text and "bob@example.net" not in text.replace("mailto:", "")
-    assert f'{BASE}/hyperkitty/list/{DEV}/thread/{MAIL["A"].hash}/' in text  # its thread
-    assert f'{BASE}/hyperkitty/list/{DEV}/message/{MAIL["A"].hash}/' in text  # its parent
-    assert f'{BASE}/hyperkitty/list/{DEV}/message/{MAIL["D"].hash}/' in text  # its reply
-    assert f'{BASE}/hyperkitty/api/sender/' in text  # the sender's messages
+    assert f"{BASE}/hyperkitty/list/{DEV}/thread/{MAIL['A'].hash}/" in text  # its thread
+    assert f"{BASE}/hyperkitty/list/{DEV}/message/{MAIL['A'].hash}/" in text  # its parent
+    assert f"{BASE}/hyperkitty/list/{DEV}/message/{MAIL['D'].hash}/" in text  # its reply
+    assert f"{BASE}/hyperkitty/api/sender/" in text  # the sender's messages
     report = client.get(f"/archive/list/{DEV}/message/{MAIL['E'].hash}/").text
     downloads = re.findall(r'href="([^"]*/attachment/\d+/[^"]*)"', report)
     assert len(downloads) == 2
@@ -55,8 +55,13 @@ def test_content_is_escaped(client, engine):
     from sathub.archive.mailman import live_ingest
     from sathub.archive.store import lists
 
-    raw = raw_message("esc@example.com", sender="<b>Eve</b> <eve@example.com>", subject="<script>alert(1)</script>",
-                      date=None, body="<img src=x onerror=alert(2)> & more\n")
+    raw = raw_message(
+        "esc@example.com",
+        sender="<b>Eve</b> <eve@example.com>",
+        subject="<script>alert(1)</script>",
+        date=None,
+        body="<img src=x onerror=alert(2)> & more\n",
+    )
     email = live_ingest.parse(raw)
     with db.connect(engine, write=True) as conn:
         lists.create_list(conn, DEV, {"created_at": utc_now(), "description": "<i>desc</i>"})
@@ -92,6 +97,7 @@ def test_pages_forbid_scripts(client, archive):
 
 # -- in Chromium -----------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """A real server (uvicorn in a thread) with an archive key; yields (base URL, engine)."""
@@ -99,12 +105,22 @@ def served(tmp_path_factory):
         yield server
 
 
-ROOT = raw_message("root@example.com", subject="[dev] Pass predictions", content_type="multipart/mixed; boundary=XX",
-                   body="--XX\nContent-Type: text/plain\n\nSee the attached <b>table</b>.\n"
-                        "--XX\nContent-Type: text/csv; name=passes.csv\n"
-                        "Content-Disposition: attachment; filename=passes.csv\n\naos,los\n1,2\n--XX--\n")
-REPLY = raw_message("reply@example.com", sender="Bob <bob@example.net>", subject="Re: [dev] Pass predictions",
-                    reply_to="root@example.com", date="Mon, 01 Jan 2001 11:00:00 +0000", body="Thanks!\n")
+ROOT = raw_message(
+    "root@example.com",
+    subject="[dev] Pass predictions",
+    content_type="multipart/mixed; boundary=XX",
+    body="--XX\nContent-Type: text/plain\n\nSee the attached <b>table</b>.\n"
+    "--XX\nContent-Type: text/csv; name=passes.csv\n"
+    "Content-Disposition: attachment; filename=passes.csv\n\naos,los\n1,2\n--XX--\n",
+)
+REPLY = raw_message(
+    "reply@example.com",
+    sender="Bob <bob@example.net>",
+    subject="Re: [dev] Pass predictions",
+    reply_to="root@example.com",
+    date="Mon, 01 Jan 2001 11:00:00 +0000",
+    body="Thanks!\n",
+)
 
 
 @pytest.mark.browser
@@ -114,9 +130,12 @@ def test_the_pages_in_chromium(served, browser, screenshots):
     base, _engine = served
     urls = []
     for raw in (REPLY, ROOT):  # the reply first: it joins the thread when its parent arrives
-        answer = httpx.post(f"{base}/archive/api/mailman/archive", data={"mlist": DEV},
-                            files={"message": ("message.txt", raw)},
-                            headers={"Authorization": "Token browser-key"})
+        answer = httpx.post(
+            f"{base}/archive/api/mailman/archive",
+            data={"mlist": DEV},
+            files={"message": ("message.txt", raw)},
+            headers={"Authorization": "Token browser-key"},
+        )
         assert answer.status_code == 200, answer.text
         urls.append(answer.json()["url"])
     page = browser.new_context(java_script_enabled=False).new_page()
@@ -134,7 +153,9 @@ def test_the_pages_in_chromium(served, browser, screenshots):
     assert page.get_by_role("heading", level=1).inner_text() == "Re: [dev] Pass predictions"
     page.get_by_role("navigation", name="Breadcrumb").get_by_role("link", name="Thread").click()
     assert [row.inner_text() for row in page.locator("tbody tr td:first-child").all()] == [
-        "[dev] Pass predictions", "Re: [dev] Pass predictions"]
+        "[dev] Pass predictions",
+        "Re: [dev] Pass predictions",
+    ]
     page.get_by_role("link", name=DEV).first.click()
     assert page.url == f"{base}/archive/list/{DEV}/"
     assert page.get_by_role("table").get_by_role("link", name="[dev] Pass predictions").count() == 1

@@ -40,16 +40,31 @@ def test_a_list_created_by_its_first_message_has_hyperkittys_defaults(engine):
 
 
 def test_a_list_is_created_with_the_settings_given(engine):
-    values = {"display_name": "Dev", "description": "The developers' list", "subject_prefix": "[dev] ",
-              "archive_policy": PRIVATE, "created_at": CREATED}
+    values = {
+        "display_name": "Dev",
+        "description": "The developers' list",
+        "subject_prefix": "[dev] ",
+        "archive_policy": PRIVATE,
+        "created_at": CREATED,
+    }
     assert settings(write(engine, lists.create_list, "dev@example.org", values)) == (
-        "dev@example.org", "Dev", "The developers' list", "[dev] ", PRIVATE, CREATED)
+        "dev@example.org",
+        "Dev",
+        "The developers' list",
+        "[dev] ",
+        PRIVATE,
+        CREATED,
+    )
 
 
 def test_a_list_created_again_is_answered_as_it_is(engine):
     first = write(engine, lists.create_list, "dev@example.org", {"created_at": CREATED})
-    again = write(engine, lists.create_list, "DEV@example.org", {"archive_policy": NEVER, "display_name": "X",
-                                                                 "created_at": datetime(2020, 1, 1)})
+    again = write(
+        engine,
+        lists.create_list,
+        "DEV@example.org",
+        {"archive_policy": NEVER, "display_name": "X", "created_at": datetime(2020, 1, 1)},
+    )
     assert (again.id, settings(again)) == (first.id, settings(first))
     assert read(engine, lists.list_names) == ["dev@example.org"]
 
@@ -67,8 +82,12 @@ def test_writers_racing_to_create_a_list_create_it_once(engine):
             release.wait(10)
 
     def second():
-        answers["second"] = write(engine, lists.create_list, "Race@example.org",
-                                  {"archive_policy": PRIVATE, "created_at": datetime(2020, 1, 1)})
+        answers["second"] = write(
+            engine,
+            lists.create_list,
+            "Race@example.org",
+            {"archive_policy": PRIVATE, "created_at": datetime(2020, 1, 1)},
+        )
 
     def started(work) -> threading.Thread:
         def run():
@@ -106,7 +125,13 @@ def test_updating_a_list_changes_only_that_list_and_those_settings(engine):
     write(engine, lists.update_list, dev.id, {"display_name": "Dev", "archive_policy": NEVER})
     write(engine, lists.update_list, dev.id, {})  # nothing to change: nothing changes
     assert settings(read(engine, lists.find_list, "dev@example.org")) == (
-        "dev@example.org", "Dev", None, "", NEVER, CREATED)
+        "dev@example.org",
+        "Dev",
+        None,
+        "",
+        NEVER,
+        CREATED,
+    )
     assert settings(read(engine, lists.find_list, "other@example.org")) == settings(other)
 
 

@@ -13,15 +13,24 @@ REPLIES = 150
 # one on big@example.org (a 151-email thread, a sender with 301 emails, a list of 151 threads).
 CASES = {
     "thread emails": ("list/dev@example.org/thread/{A}/emails/", "list/big@example.org/thread/{root}/emails/", 3),
-    "thread emails page": ("list/dev@example.org/thread/{A}/emails/?limit=2&offset=1",
-                           "list/big@example.org/thread/{root}/emails/?limit=100&offset=20", 4),
+    "thread emails page": (
+        "list/dev@example.org/thread/{A}/emails/?limit=2&offset=1",
+        "list/big@example.org/thread/{root}/emails/?limit=100&offset=20",
+        4,
+    ),
     "thread detail": ("list/dev@example.org/thread/{A}/", "list/big@example.org/thread/{root}/", 4),
     "threads": ("list/dev@example.org/threads/", "list/big@example.org/threads/", 3),
-    "threads page": ("list/dev@example.org/threads/?limit=2&offset=1",
-                     "list/big@example.org/threads/?limit=100&offset=20", 4),
+    "threads page": (
+        "list/dev@example.org/threads/?limit=2&offset=1",
+        "list/big@example.org/threads/?limit=100&offset=20",
+        4,
+    ),
     "list emails": ("list/dev@example.org/emails/", "list/big@example.org/emails/", 3),
-    "list emails page": ("list/dev@example.org/emails/?limit=2&offset=1",
-                         "list/big@example.org/emails/?limit=100&offset=20", 4),
+    "list emails page": (
+        "list/dev@example.org/emails/?limit=2&offset=1",
+        "list/big@example.org/emails/?limit=100&offset=20",
+        4,
+    ),
     "sender emails": ("sender/{alice}/emails/", "sender/{busy}/emails/", 3),
     "sender emails page": ("sender/{alice}/emails/?limit=2&offset=1", "sender/{busy}/emails/?limit=100&offset=20", 4),
     "sender by address": ("sender/alice@example.org/emails/", "sender/busy@example.org/emails/", 3),
@@ -34,8 +43,7 @@ CASES = {
 def both(engine):
     seed_archive(engine)
     big = seed_big_list(engine, REPLIES)
-    return {"A": MAIL["A"].hash, "alice": mailman_id("alice@example.org"), "root": big["root"],
-            "busy": big["sender"]}
+    return {"A": MAIL["A"].hash, "alice": mailman_id("alice@example.org"), "root": big["root"], "busy": big["sender"]}
 
 
 def statements_of(client, engine, path: str) -> list[str]:
@@ -65,15 +73,15 @@ def test_the_large_answers_are_large(client, both):
 def test_a_page_of_any_size_reads_as_the_rows_it_covers(engine):
     """LIMIT and OFFSET bind as 32-bit integers on PostgreSQL and 64-bit ones on SQLite; a Page of
     larger numbers (?limit= and ?offset= are any integer) reads as its window would."""
-    from sathub.archive.store import lists, reads
+    from sathub.archive.store import list_reads, listing, lists, reads
 
     seed_archive(engine)
     with engine.connect() as conn:
         dev = lists.find_list(conn, "dev@example.org")
         everything = reads.list_emails(conn, dev, None)
         for limit, offset in [(2**31, 0), (2**63, 1), (10**40, 0), (1, 2**31), (2**64, 2**64), (3, 10**40)]:
-            page = reads.Page(limit, offset)
-            assert reads.list_emails(conn, dev, page) == everything[offset:offset + limit], (limit, offset)
-            threads = reads.list_threads(conn, dev.id, None)
-            assert reads.list_threads(conn, dev.id, page) == threads[offset:offset + limit]
-            assert reads.public_lists(conn, page) == reads.public_lists(conn, None)[offset:offset + limit]
+            page = listing.Page(limit, offset)
+            assert reads.list_emails(conn, dev, page) == everything[offset : offset + limit], (limit, offset)
+            threads = list_reads.list_threads(conn, dev.id, None)
+            assert list_reads.list_threads(conn, dev.id, page) == threads[offset : offset + limit]
+            assert list_reads.public_lists(conn, page) == list_reads.public_lists(conn, None)[offset : offset + limit]

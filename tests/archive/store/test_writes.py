@@ -1,7 +1,6 @@
 """The import's writes (sathub.archive.store.writes): lists, senders, emails and attachments,
 through imports on SQLite and PostgreSQL (`engine` fixture)."""
 
-
 import sqlalchemy as sa
 from sqlalchemy import event
 
@@ -22,13 +21,21 @@ def test_same_message_in_two_lists_is_two_emails_of_one_sender(engine, tmp_path)
 
 
 def test_attachments_are_stored(engine, tmp_path):
-    body = ("--B\nContent-Type: text/plain\n\nsee attached\n--B\nContent-Type: image/png\n"
-            "Content-Transfer-Encoding: base64\nContent-Disposition: attachment; filename=dot.png\n\niVBORw==\n--B--\n")
+    body = (
+        "--B\nContent-Type: text/plain\n\nsee attached\n--B\nContent-Type: image/png\n"
+        "Content-Transfer-Encoding: base64\nContent-Disposition: attachment; filename=dot.png\n\niVBORw==\n--B--\n"
+    )
     raw = message("att", body=body).replace("Subject: att", "Subject: att\nContent-Type: multipart/mixed; boundary=B")
     run(engine, archive(tmp_path, "a.mbox", raw))
     (stored,) = rows(engine, sa.select(attachments))
     assert (stored.counter, stored.name, stored.content_type, stored.encoding, stored.size, bytes(stored.content)) == (
-        2, "dot.png", "image/png", None, 4, b"\x89PNG")
+        2,
+        "dot.png",
+        "image/png",
+        None,
+        4,
+        b"\x89PNG",
+    )
     assert rows(engine, sa.select(emails.c.content)) == [("see attached\n",)]
 
 
@@ -63,19 +70,24 @@ def test_a_default_id_taken_by_a_loaded_mailman_id_does_not_stop_the_import(engi
     assert summary.imported == 1
     assert dict(rows(engine, sa.select(senders.c.address, senders.c.mailman_id))) == {
         "bob@example.com": default_mailman_id("carol@example.com"),
-        "carol@example.com": default_mailman_id("carol@example.com#")}
+        "carol@example.com": default_mailman_id("carol@example.com#"),
+    }
 
 
 def test_hostile_bytes_are_stored_on_every_backend(engine, tmp_path):
-    raw = (b"From x Mon Jan  6 10:00:00 2020\nFrom: Caf\xe9 \x00<a\x00b@example.com>\nMessage-ID: <n\x00ul@x>\n"
-           b"Subject: \xff\xfe bad \x00 bytes =?utf-8?b?/w==?=\nIn-Reply-To: <p\x00@x>\n"
-           b"Content-Type: text/plain; charset=utf-8\n\nbody \x00 \xff\n")
+    raw = (
+        b"From x Mon Jan  6 10:00:00 2020\nFrom: Caf\xe9 \x00<a\x00b@example.com>\nMessage-ID: <n\x00ul@x>\n"
+        b"Subject: \xff\xfe bad \x00 bytes =?utf-8?b?/w==?=\nIn-Reply-To: <p\x00@x>\n"
+        b"Content-Type: text/plain; charset=utf-8\n\nbody \x00 \xff\n"
+    )
     path = tmp_path / "a.mbox"
     path.write_bytes(raw)
     summary = run(engine, path)
     assert (summary.imported, dict(summary.skipped)) == (1, {})
-    (email,) = rows(engine, sa.select(emails.c.message_id, emails.c.in_reply_to, emails.c.subject,
-                                      emails.c.content, emails.c.sender_name))
+    (email,) = rows(
+        engine,
+        sa.select(emails.c.message_id, emails.c.in_reply_to, emails.c.subject, emails.c.content, emails.c.sender_name),
+    )
     assert email == ("nul@x", "p@x", "ÿþ bad  bytes \ufffd", "body  \ufffd\n", "Café")
     # NUL characters are dropped from header text (no database stores them)
     assert rows(engine, sa.select(senders.c.address)) == [("ab@example.com",)]

@@ -57,8 +57,9 @@ class Call:
         if self.page is None:
             return results
         assert count is not None, "a paged listing counts its rows"
-        return paging.envelope(count, results, self.page, self.links.without_format(self_link),
-                               self.request.query_params.multi_items())
+        return paging.envelope(
+            count, results, self.page, self.links.without_format(self_link), self.request.query_params.multi_items()
+        )
 
 
 @dataclass(frozen=True)
@@ -86,8 +87,12 @@ class Endpoint(ArchiveEndpoint):
     def _respond(self, request: Request) -> Response:
         payload: object
         if request.method == "OPTIONS":
-            payload = {"name": self.view.name, "description": self.view.description,
-                       "renders": render.RENDERS, "parses": render.PARSES}
+            payload = {
+                "name": self.view.name,
+                "description": self.view.description,
+                "renders": render.RENDERS,
+                "parses": render.PARSES,
+            }
         else:
             payload = self.view.get(Call(request, self._links(request), engine_of(request)))
         return self._answer(request, payload, 200)
@@ -101,9 +106,16 @@ class Endpoint(ArchiveEndpoint):
     def _answer(self, request: Request, payload, status: int) -> Response:
         format_value = _format(request)
         html_page = format_value == "api" or (
-            format_value is None and render.wants_html(request.headers.get("accept", "")))
-        return render.answer(payload, status=status, html_page=html_page, title=self.view.name, request=request,
-                             index_link=self._links(request).index())
+            format_value is None and render.wants_html(request.headers.get("accept", ""))
+        )
+        return render.answer(
+            payload,
+            status=status,
+            html_page=html_page,
+            title=self.view.name,
+            request=request,
+            index_link=self._links(request).index(),
+        )
 
 
 def _format(request: Request) -> str | None:
@@ -117,8 +129,7 @@ class AddSlash:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         query = scope.get("query_string", b"").decode("latin-1")
-        location = (f"{site_url(Request(scope))}{quote_path(get_route_path(scope))}/"
-                    + (f"?{query}" if query else ""))
+        location = f"{site_url(Request(scope))}{quote_path(get_route_path(scope))}/" + (f"?{query}" if query else "")
         await Response(status_code=301, headers={"Location": location})(scope, receive, send)
 
 

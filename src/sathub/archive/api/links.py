@@ -23,7 +23,7 @@ def quote_path(text: str) -> str:
 class ListLinks:
     """The links of one list's resources, as prefixes: an answer builds hundreds of them."""
 
-    __slots__ = ("list", "threads", "emails", "email", "thread", "end")
+    __slots__ = ("email", "emails", "end", "list", "thread", "threads")
 
     def __init__(self, api: str, address: str, suffix: str) -> None:
         base = f"{api}list/{quote_path(address)}/"
@@ -80,8 +80,7 @@ class Links:
         return link
 
     def download(self, address: str, message_id_hash: str, counter: int, name: str) -> str:
-        return (f"{self.web}list/{quote_path(address)}/message/{message_id_hash}"
-                f"/attachment/{counter}/{quote_path(name)}")
+        return f"{self.web}list/{quote_path(address)}/message/{message_id_hash}/attachment/{counter}/{quote_path(name)}"
 
     def without_format(self, link: str) -> str:
         """`link` stripped of the format suffix: the base of a pagination link."""

@@ -48,27 +48,41 @@ def emails(rows: Sequence[Row], children: Mapping[int, Sequence[str]], links: Li
     a sender's object is built once per spelling and shared by the emails that spell it so."""
     senders: dict[tuple[str, str], dict] = {}
     result = []
-    for (email_id, message_id, message_id_hash, sender_name, subject, date, sender_address, mailman_id,
-         list_name, thread_hash, parent_hash, *_) in rows:
+    for (
+        email_id,
+        message_id,
+        message_id_hash,
+        sender_name,
+        subject,
+        date,
+        sender_address,
+        mailman_id,
+        list_name,
+        thread_hash,
+        parent_hash,
+        *_,
+    ) in rows:
         list_links = links.of_list(list_name)
         prefix, end = list_links.email, list_links.end
         sender_object = senders.get((sender_address, mailman_id))
         if sender_object is None:
             sender_object = senders[sender_address, mailman_id] = sender(sender_address, mailman_id, links)
         replies = children.get(email_id)
-        result.append({
-            "url": f"{prefix}{message_id_hash}{end}",
-            "mailinglist": list_links.list,
-            "message_id": message_id,
-            "message_id_hash": message_id_hash,
-            "thread": f"{list_links.thread}{thread_hash}{end}",
-            "sender": sender_object,
-            "sender_name": sender_name,
-            "subject": subject,
-            "date": api_date(date),
-            "parent": f"{prefix}{parent_hash}{end}" if parent_hash else None,
-            "children": [f"{prefix}{child}{end}" for child in replies] if replies else [],
-        })
+        result.append(
+            {
+                "url": f"{prefix}{message_id_hash}{end}",
+                "mailinglist": list_links.list,
+                "message_id": message_id,
+                "message_id_hash": message_id_hash,
+                "thread": f"{list_links.thread}{thread_hash}{end}",
+                "sender": sender_object,
+                "sender_name": sender_name,
+                "subject": subject,
+                "date": api_date(date),
+                "parent": f"{prefix}{parent_hash}{end}" if parent_hash else None,
+                "children": [f"{prefix}{child}{end}" for child in replies] if replies else [],
+            }
+        )
     return result
 
 
@@ -112,12 +126,12 @@ def thread(row: Row, list_name: str, neighbours: tuple[str | None, str | None], 
     }
 
 
-def thread_detail(row: Row, list_name: str, neighbours: tuple[str | None, str | None],
-                  participant_rows: Sequence[Row], links: Links) -> dict:
+def thread_detail(
+    row: Row, list_name: str, neighbours: tuple[str | None, str | None], participant_rows: Sequence[Row], links: Links
+) -> dict:
     body = thread(row, list_name, neighbours, links)
     body["votes"] = NO_VOTES
-    body["participants"] = [{"name": obfuscate(p.sender_name), "email": obfuscate(p.address)}
-                            for p in participant_rows]
+    body["participants"] = [{"name": obfuscate(p.sender_name), "email": obfuscate(p.address)} for p in participant_rows]
     body["participants_count"] = len(participant_rows)
     return body
 
@@ -127,7 +141,7 @@ def page_neighbours(rows: Sequence[Row], around: dict[str, str]) -> list[tuple[s
 
     Inside the run, the neighbour of a thread is the first thread (smallest id) of the adjacent
     `date_active` group; the groups at the run's edges may continue outside it, which `around`
-    (store.reads.thread_neighbours for the run's newest and oldest dates) covers."""
+    (store.list_reads.thread_neighbours for the run's newest and oldest dates) covers."""
     firsts: list[str] = []  # first thread id of each date group, newest group first
     group_of: list[int] = []
     previous_date = None
@@ -141,7 +155,6 @@ def page_neighbours(rows: Sequence[Row], around: dict[str, str]) -> list[tuple[s
         firsts[0] = around.get("newest_first", firsts[0])
     last_group = len(firsts) - 1
     return [
-        (around.get("newer") if g == 0 else firsts[g - 1],
-         around.get("older") if g == last_group else firsts[g + 1])
+        (around.get("newer") if g == 0 else firsts[g - 1], around.get("older") if g == last_group else firsts[g + 1])
         for g in group_of
     ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from sathub.archive.api.links import with_query
-from sathub.archive.store.reads import Page
+from sathub.archive.store.listing import Page
 
 
 def _int_or_none(text: str | None) -> int | None:
@@ -26,7 +26,7 @@ def requested_page(query: Mapping[str, str]) -> Page | None:
     `query` maps each parameter to its last value (Django's QueryDict lookup). Numbers of any size are
     taken as DRF takes them (stock HyperKitty sets no `max_limit`): a limit beyond the count answers
     every remaining item, an offset past the end an empty page whose `previous` is offset − limit. The
-    store binds them within what SQL holds (reads.Page.bound) without changing the rows; the links
+    store binds them within what SQL holds (listing.Page.bound) without changing the rows; the links
     keep the numbers as asked. More digits than int() reads (4,300) are not a number, as for DRF."""
     limit = _int_or_none(query.get("limit"))
     if limit is None or limit <= 0:

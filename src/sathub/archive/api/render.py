@@ -25,8 +25,7 @@ NOSNIFF = {"X-Content-Type-Options": "nosniff"}
 RENDERS = ["application/json", "text/html"]
 PARSES = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]
 
-_templates = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True)
+_templates = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True)
 # A JSON string holding an absolute URL, after HTML escaping (`&` and `'` arrive escaped).
 _QUOTED_URL = re.compile(r"&quot;(https?://(?:[^&\s]|&amp;|&#x27;)*?)&quot;")
 
@@ -50,8 +49,7 @@ def wants_html(accept: str) -> bool:
     return best_is_html
 
 
-def answer(payload, *, status: int = 200, html_page: bool, title: str, request: Request,
-           index_link: str) -> Response:
+def answer(payload, *, status: int = 200, html_page: bool, title: str, request: Request, index_link: str) -> Response:
     """`payload` as JSON or as the browsable page."""
     api_headers = {"Allow": ALLOW, "Vary": "Accept", **NOSNIFF}
     if html_page:
@@ -62,8 +60,11 @@ def answer(payload, *, status: int = 200, html_page: bool, title: str, request: 
 
 def json_error(status: int, detail: str, headers: dict[str, str] | None = None) -> Response:
     """A JSON error whatever was negotiated (paths HyperKitty has no route for, download errors)."""
-    return Response(orjson.dumps({"detail": detail}), status, {
-        "Allow": ALLOW, "Vary": "Accept", "Content-Type": "application/json", **NOSNIFF, **(headers or {})})
+    return Response(
+        orjson.dumps({"detail": detail}),
+        status,
+        {"Allow": ALLOW, "Vary": "Accept", "Content-Type": "application/json", **NOSNIFF, **(headers or {})},
+    )
 
 
 def _page(payload, status: int, title: str, request: Request, index_link: str) -> str:
@@ -78,5 +79,5 @@ def _page(payload, status: int, title: str, request: Request, index_link: str) -
         headers=[("Allow", ALLOW), ("Content-Type", "application/json"), ("Vary", "Accept"), *NOSNIFF.items()],
         body=Markup(linked),
         index_link=index_link,
-        json_link="?" + urlencode(query + [("format", "json")]),
+        json_link="?" + urlencode([*query, ("format", "json")]),
     )

@@ -11,7 +11,7 @@ from sathub.archive.access import HASH, LIST_ADDRESS, MAILMAN_ID, visible_list
 from sathub.archive.api import objects
 from sathub.archive.api.endpoint import Call, View
 from sathub.archive.edge import ArchiveError
-from sathub.archive.store import reads
+from sathub.archive.store import list_reads, reads
 from sathub.db.engines import Row
 
 
@@ -39,8 +39,8 @@ def get_index(call: Call) -> dict:
 
 def get_lists(call: Call):
     with call.connect() as conn:
-        rows = reads.public_lists(conn, call.page)
-        count = reads.count_public_lists(conn) if call.page else None
+        rows = list_reads.public_lists(conn, call.page)
+        count = list_reads.count_public_lists(conn) if call.page else None
     return call.listing([objects.mailing_list(row, call.links) for row in rows], count, call.links.lists())
 
 
@@ -55,13 +55,18 @@ def get_threads(call: Call):
     address = list_address(call)
     with call.connect() as conn:
         mailing_list = visible_list(conn, address)
-        rows = reads.list_threads(conn, mailing_list.id, call.page)
-        count = reads.count_threads(conn, mailing_list.id) if call.page else None
-        around = (reads.thread_neighbours(conn, mailing_list.id, rows[0].date_active, rows[-1].date_active)
-                  if rows else {})
+        rows = list_reads.list_threads(conn, mailing_list.id, call.page)
+        count = list_reads.count_threads(conn, mailing_list.id) if call.page else None
+        around = (
+            list_reads.thread_neighbours(conn, mailing_list.id, rows[0].date_active, rows[-1].date_active)
+            if rows
+            else {}
+        )
     name = mailing_list.name
-    results = [objects.thread(row, name, neighbours, call.links)
-               for row, neighbours in zip(rows, objects.page_neighbours(rows, around))]
+    results = [
+        objects.thread(row, name, neighbours, call.links)
+        for row, neighbours in zip(rows, objects.page_neighbours(rows, around), strict=True)
+    ]
     return call.listing(results, count, call.links.of_list(name).threads)
 
 
@@ -71,11 +76,11 @@ def get_thread(call: Call) -> dict:
     with call.connect() as conn:
         mailing_list = visible_list(conn, address, unknown)
         thread_id = call.params["thread_id"]
-        thread = reads.find_thread(conn, mailing_list.id, thread_id) if HASH.fullmatch(thread_id) else None
+        thread = list_reads.find_thread(conn, mailing_list.id, thread_id) if HASH.fullmatch(thread_id) else None
         if thread is None:
             raise ArchiveError(404, unknown)
-        around = reads.thread_neighbours(conn, mailing_list.id, thread.date_active, thread.date_active)
-        people = reads.participants(conn, thread.id)
+        around = list_reads.thread_neighbours(conn, mailing_list.id, thread.date_active, thread.date_active)
+        people = list_reads.participants(conn, thread.id)
     [neighbours] = objects.page_neighbours([thread], around)
     return objects.thread_detail(thread, mailing_list.name, neighbours, people, call.links)
 
@@ -90,8 +95,9 @@ def get_thread_emails(call: Call):
         rows = reads.thread_emails(conn, mailing_list, thread_id, call.page)
         children = reads.thread_children(conn, mailing_list, thread_id, rows)
         count = reads.count_thread_emails(conn, mailing_list.id, thread_id) if call.page else None
-    return call.listing(objects.emails(rows, children, call.links), count,
-                        call.links.thread_emails(mailing_list.name, thread_id))
+    return call.listing(
+        objects.emails(rows, children, call.links), count, call.links.thread_emails(mailing_list.name, thread_id)
+    )
 
 
 def get_list_emails(call: Call):
@@ -101,8 +107,7 @@ def get_list_emails(call: Call):
         rows = reads.list_emails(conn, mailing_list, call.page)
         children = reads.list_children(conn, mailing_list.id, rows)
         count = reads.count_list_emails(conn, mailing_list.id) if call.page else None
-    return call.listing(objects.emails(rows, children, call.links), count,
-                        call.links.of_list(mailing_list.name).emails)
+    return call.listing(objects.emails(rows, children, call.links), count, call.links.of_list(mailing_list.name).emails)
 
 
 def get_email(call: Call) -> dict:

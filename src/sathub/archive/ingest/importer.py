@@ -3,9 +3,10 @@
 Idempotent and order-independent: a message already archived in the list (same Message-ID) is
 not added again, but its row is corrected when the current rules derive other values from it
 (an archive imported under older rules gets today's answers by importing the same files again;
-live mail, in no file, is kept as it is). Threads are recomputed from reply links whatever the order of arrival, so a reply
-imported before its parent joins the parent's thread when the parent arrives. Each batch only
-reloads the threads it touches, so memory stays flat however large the archive."""
+live mail, in no file, is kept as it is). Threads are recomputed from reply links whatever the
+order of arrival, so a reply imported before its parent joins the parent's thread when the parent
+arrives. Each batch only reloads the threads it touches, so memory stays flat however large the
+archive."""
 
 from __future__ import annotations
 
@@ -32,9 +33,16 @@ BATCH_SIZE = 1000
 BUSY_RETRIES = 6  # a locked SQLite database is retried for about 3 s in all
 
 
-def import_archive(engine: Engine, list_name: str, paths: Iterable[Path], *, private: bool = False,
-                   progress: bool = False, batch_size: int = BATCH_SIZE,
-                   parse_processes: int | None = None) -> ImportSummary:
+def import_archive(
+    engine: Engine,
+    list_name: str,
+    paths: Iterable[Path],
+    *,
+    private: bool = False,
+    progress: bool = False,
+    batch_size: int = BATCH_SIZE,
+    parse_processes: int | None = None,
+) -> ImportSummary:
     """Import every message of `paths` into the list `list_name` (created when missing, once there
     is a message to store: a file without mail creates no list). Files that could not be read to
     their end are in `summary.damaged`; what was read before the damage is stored.
@@ -72,8 +80,9 @@ def _list_to_import_into(engine: Engine, name: str, private: bool) -> int:
     """The id of list `name`, created (public, or private with `private`) in a transaction of its
     own. An existing list becomes private with `private`; it is never made public by an import."""
     with db.connect(engine, write=True) as conn:
-        found = list_store.find_list(conn, name) or list_store.create_list(conn, name, {
-            "archive_policy": PRIVATE if private else PUBLIC, "created_at": utc_now()})
+        found = list_store.find_list(conn, name) or list_store.create_list(
+            conn, name, {"archive_policy": PRIVATE if private else PUBLIC, "created_at": utc_now()}
+        )
         if private and found.archive_policy != PRIVATE:
             list_store.update_list(conn, found.id, {"archive_policy": PRIVATE})
         return found.id
@@ -90,8 +99,9 @@ def _batches(parsed: Iterator[ParsedEmail], size: int) -> Iterator[list[ParsedEm
         yield batch
 
 
-def _write(engine: Engine, list_id: int, batch: list[ParsedEmail], earlier: EarlierRows,
-           summary: ImportSummary) -> None:
+def _write(
+    engine: Engine, list_id: int, batch: list[ParsedEmail], earlier: EarlierRows, summary: ImportSummary
+) -> None:
     """Write a batch in one transaction (rows stored before this run corrected first); if
     writing it fails, retry message by message so that only the offending message is skipped.
     A database that is down still stops the import."""
@@ -106,8 +116,8 @@ def _write(engine: Engine, list_id: int, batch: list[ParsedEmail], earlier: Earl
             # reading; PostgreSQL: a deadlock between two imports): start the batch over.
             if attempt == BUSY_RETRIES or not any(word in str(exc.orig) for word in ("locked", "busy", "deadlock")):
                 raise
-            time.sleep(0.05 * 2 ** attempt)
-        except Exception as exc:  # noqa: BLE001 - one message's fault: find it, skip it alone
+            time.sleep(0.05 * 2**attempt)
+        except Exception as exc:
             if len(batch) == 1:
                 reason = "rejected by the database" if isinstance(exc, sa.exc.StatementError) else "could not be stored"
                 summary.skipped[f"{reason} ({type(getattr(exc, 'orig', exc)).__name__})"] += 1

@@ -33,13 +33,18 @@ def parse_chunk(chunk: list[tuple[bytes, str | None]], import_time: datetime) ->
     for data, from_line in chunk:
         try:
             parsed.append(parse_email(data, from_line, import_time))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             parsed.append(f"cannot be decoded ({type(exc).__name__})")
     return parsed
 
 
-def parsed_emails(items: Iterator[RawMessage | Unreadable], summary: ImportSummary, import_time: datetime,
-                  processes: int, progress=None) -> Iterator[ParsedEmail]:
+def parsed_emails(
+    items: Iterator[RawMessage | Unreadable],
+    summary: ImportSummary,
+    import_time: datetime,
+    processes: int,
+    progress=None,
+) -> Iterator[ParsedEmail]:
     """The parsed emails of `items` in order; what cannot be imported is counted in `summary`."""
     for chunk in _results(_chunks(items, summary, progress), import_time, processes):
         for item in chunk:

@@ -17,8 +17,8 @@ import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from io import BufferedIOBase
+from pathlib import Path
 
 # The header lines at the start of a piece, up to the first line that is blank or not a header.
 _HEADER_BLOCK = re.compile(rb"(?:[!-9;-~]+[ \t]*:[^\n]*(?:\n|\Z)(?:[ \t][^\n]*(?:\n|\Z))*)*")
@@ -41,6 +41,7 @@ class RawMessage:
 @dataclass(slots=True)
 class Unreadable:
     """Something in an archive that holds no message (counted as skipped with this reason)."""
+
     reason: str
     origin: str
     damaged: bool = False  # the file could not be read to its end: the import has failed
@@ -151,7 +152,7 @@ def _split_mbox(stream: BufferedIOBase, chunk_size: int = 1 << 20) -> Iterator[t
             found = buffer.find(b"\nFrom ", max(searched, start))
             if found < 0:
                 break
-            yield _piece(bytes(buffer[start:found + 1]))
+            yield _piece(bytes(buffer[start : found + 1]))
             start = searched = found + 1
         if not chunk:
             break

@@ -20,13 +20,17 @@ class ImportSummary:
 
     def describe(self) -> str:
         rate = f" in {self.seconds:.1f} s" if self.seconds else ""
-        lines = [f"{self.list_name}: {self.imported} imported, {self.duplicates} duplicates skipped, "
-                 f"{sum(self.skipped.values())} skipped{rate}"]
+        lines = [
+            f"{self.list_name}: {self.imported} imported, {self.duplicates} duplicates skipped, "
+            f"{sum(self.skipped.values())} skipped{rate}"
+        ]
         if self.corrected:
             lines.append(f"  {self.corrected} emails stored before corrected: the current rules read them differently")
         if self.appended_pieces:
-            lines.append(f"  {self.appended_pieces} pieces of message bodies cut at unescaped 'From ' "
-                         "lines, appended to the message before them")
+            lines.append(
+                f"  {self.appended_pieces} pieces of message bodies cut at unescaped 'From ' "
+                "lines, appended to the message before them"
+            )
         lines += [f"  skipped {count}: {reason}" for reason, count in sorted(self.skipped.items())]
         lines += [f"  not read to its end: {reason}" for reason in self.damaged]
         return "\n".join(lines)

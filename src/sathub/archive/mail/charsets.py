@@ -75,7 +75,7 @@ def decode_header(value: str | None) -> str:
     pending: tuple[str, bytearray] | None = None  # charset and bytes of adjacent encoded words
     position = 0
     for match in _ENCODED_WORD.finditer(value):
-        between = value[position:match.start()]
+        between = value[position : match.start()]
         try:
             word = _decode_word(match.group(2), match.group(3))
         except (ValueError, binascii.Error):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import mimetypes
 import re
-from typing import cast
 from collections.abc import Iterator
 from dataclasses import dataclass
 from email.message import Message
+from typing import cast
 
 from sathub.archive.mail.charsets import decode_bytes, decode_header, known_charset
 
@@ -45,7 +45,7 @@ def _part_text(part: Message) -> str:
         text = _LINE_END.sub("\n", text)
     cut = PIPERMAIL_NEXT_PART.search(text)
     if cut:
-        text = text[:cut.start()]
+        text = text[: cut.start()]
     return text.replace("\x00", "")
 
 
@@ -64,8 +64,11 @@ def message_content(message: Message) -> tuple[str, list[Attachment]]:
     attachments: list[Attachment] = []
     for counter, part in enumerate(_walk(message)):
         content_type = part.get_content_type()
-        if content_type == "message/rfc822" or content_type == "text/html" or (
-                content_type == "text/plain" and _is_attachment(part)):
+        if (
+            content_type == "message/rfc822"
+            or content_type == "text/html"
+            or (content_type == "text/plain" and _is_attachment(part))
+        ):
             # The scrubber replaces such a part by an empty text: it still adds a line to the join.
             attachments.append(_attachment(part, counter))
             texts.append(PLACEHOLDER)

@@ -29,6 +29,10 @@ def message_dates(headers: dict[str, str], from_line: str | None, fallback: date
     not: `user at example.org`), else the date."""
     separator_sender, separator_text = from_line_parts(from_line)
     separator_date = header_datetime(separator_text)
-    date = (header_datetime(headers.get("date")) or header_datetime(headers.get("resent-date"))
-            or separator_date or fallback)
+    date = (
+        header_datetime(headers.get("date"))
+        or header_datetime(headers.get("resent-date"))
+        or separator_date
+        or fallback
+    )
     return date, (separator_date if separator_date and "@" in separator_sender else date)

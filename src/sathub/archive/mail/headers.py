@@ -47,7 +47,7 @@ def modern_text(name: str, value: str | None) -> str:
         return text.replace("\x00", "")
     try:
         return raw_header_text(str(_MODERN.header_factory(name, text))).replace("\x00", "")
-    except Exception:  # noqa: BLE001 - the parser's own bugs (`From: . <a@b>` raises AttributeError)
+    except Exception:
         return decode_header(text)
 
 
@@ -70,6 +70,6 @@ def header_datetime(value: str | None) -> datetime | None:
         parsed = parsedate_to_datetime(raw_header_text(unfold(value)))
         if parsed.tzinfo is not None:
             parsed = parsed.astimezone(UTC).replace(tzinfo=None)
-    except Exception:  # noqa: BLE001 - a date the parser cannot tokenise, or out of range, is unusable
+    except Exception:
         return None
     return parsed.replace(microsecond=0)

@@ -28,12 +28,12 @@ def clean_message_id(value: str | None) -> str:
     start = value.find("<")
     if start >= 0:
         end = value.find(">", start + 1)
-        value = value[start + 1:end] if end >= 0 else value[start + 1:]
+        value = value[start + 1 : end] if end >= 0 else value[start + 1 :]
     value = value.encode("ascii", "ignore").decode("ascii")
     if value and not _PLAIN_ID.fullmatch(value):  # a plain id is one the parser keeps whole
         try:
             parsed = str(_MODERN.header_factory("message-id", f"<{value}>"))
-        except Exception:  # noqa: BLE001 - the parser fails on some ids (`<@x>`): keep them whole
+        except Exception:
             parsed = value
         value = parsed.removeprefix("<").removesuffix(">") or value
     return value[:MAX_ID_LENGTH]

@@ -30,6 +30,8 @@ def list_address_fault(address: str) -> str | None:
         return "a list name is made of letters, digits and - _ . + = ! $ * { } ~"
     labels = domain.split(".")
     if len(labels) < 2 or not all(_DOMAIN_LABEL.fullmatch(label) for label in labels):
-        return ("the domain must be two or more dot-separated labels of letters, digits and hyphens, "
-                "none empty or starting with a hyphen")
+        return (
+            "the domain must be two or more dot-separated labels of letters, digits and hyphens, "
+            "none empty or starting with a hyphen"
+        )
     return None

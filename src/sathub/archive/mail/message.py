@@ -75,8 +75,9 @@ def parse_email(data: bytes, from_line: str | None, fallback_date: datetime) -> 
     message_id = clean_message_id(raw_text(headers.get("message-id")))
     if not message_id:
         message_id = generated_message_id(data)
-    in_reply_to = parent_reference(modern_text("in-reply-to", headers.get("in-reply-to")),
-                                   modern_text("references", headers.get("references")))
+    in_reply_to = parent_reference(
+        modern_text("in-reply-to", headers.get("in-reply-to")), modern_text("references", headers.get("references"))
+    )
     if in_reply_to == message_id:
         in_reply_to = None  # a message answering itself is a root
     address, name = sender(headers.get("from"))

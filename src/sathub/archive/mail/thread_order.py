@@ -42,8 +42,10 @@ class ArrangedThread:
 
 def cut_loops(nodes: dict[int, ThreadNode]) -> dict[int, int | None]:
     """Each node's parent, with links to unknown nodes or to itself dropped and loops cut."""
-    parent = {node.id: node.parent_id if node.parent_id in nodes and node.parent_id != node.id else None
-              for node in nodes.values()}
+    parent = {
+        node.id: node.parent_id if node.parent_id in nodes and node.parent_id != node.id else None
+        for node in nodes.values()
+    }
     walk_of: dict[int, int] = {}  # node -> the walk that first reached it
     for start in nodes:
         if start in walk_of:
@@ -56,7 +58,7 @@ def cut_loops(nodes: dict[int, ThreadNode]) -> dict[int, int | None]:
             current = parent[current]
         if current is not None and walk_of[current] == start:
             # Back at a node of this same walk: the path from it onwards is a loop.
-            loop = path[path.index(current):]
+            loop = path[path.index(current) :]
             root = min(loop, key=lambda i: (nodes[i].date, nodes[i].message_id_hash))
             parent[root] = None
     return parent

@@ -43,37 +43,54 @@ from sathub.web import BodyTooLarge, client_address, engine_of, in_thread, read_
 
 log = logging.getLogger("sathub.archive.mailman")
 
+
 def json_answer(payload: dict, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(orjson.dumps(payload), status_code=status,
-                    headers={"Content-Type": "application/json", **NOSNIFF, **(headers or {})})
+    return Response(
+        orjson.dumps(payload),
+        status_code=status,
+        headers={"Content-Type": "application/json", **NOSNIFF, **(headers or {})},
+    )
 
 
 # -- who may call ------------------------------------------------------------------------------
+
 
 def check_caller(request: Request, settings: Settings) -> None:
     """Raise ArchiveError(403) unless the request may use the archiver endpoints. The order: the
     endpoints are on, the source address is allowed, a key is sent, it is the right key."""
     if not settings.archiver_key:
-        raise ArchiveError(403, "The archiver endpoints are off: set SATHUB_ARCHIVER_KEY on this server "
-                           "(and the same value as api_key in mailman-hyperkitty.cfg).", check="archiver_key_unset")
+        raise ArchiveError(
+            403,
+            "The archiver endpoints are off: set SATHUB_ARCHIVER_KEY on this server "
+            "(and the same value as api_key in mailman-hyperkitty.cfg).",
+            check="archiver_key_unset",
+        )
     address = client_address(request)
     try:
         networks = parse_networks(settings.archiver_from)
     except ValueError as error:
         raise ArchiveError(403, f"SATHUB_ARCHIVER_FROM cannot be read: {error}", check="source_address") from None
     if not address_in(address, networks):
-        raise ArchiveError(403, f"Calls from {address} are not allowed: add it (or its network, e.g. "
-                           f"{address}/32) to SATHUB_ARCHIVER_FROM.", check="source_address")
+        raise ArchiveError(
+            403,
+            f"Calls from {address} are not allowed: add it (or its network, e.g. "
+            f"{address}/32) to SATHUB_ARCHIVER_FROM.",
+            check="source_address",
+        )
     header = request.headers.get("authorization")
     if header is None:
-        raise ArchiveError(403, "No Authorization header: send 'Authorization: Token <key>' (api_key in "
-                           "mailman-hyperkitty.cfg).", check="key_missing")
+        raise ArchiveError(
+            403,
+            "No Authorization header: send 'Authorization: Token <key>' (api_key in mailman-hyperkitty.cfg).",
+            check="key_missing",
+        )
     scheme, _, token = header.strip().partition(" ")
     if scheme.lower() != "token" or not token.strip():
         raise ArchiveError(403, "The Authorization header is not 'Token <key>'.", check="key_missing")
     if not hmac.compare_digest(token.strip().encode(), settings.archiver_key.encode()):
-        raise ArchiveError(403, "Wrong key: api_key in mailman-hyperkitty.cfg differs from SATHUB_ARCHIVER_KEY.",
-                      check="key_wrong")
+        raise ArchiveError(
+            403, "Wrong key: api_key in mailman-hyperkitty.cfg differs from SATHUB_ARCHIVER_KEY.", check="key_wrong"
+        )
 
 
 def list_address(value: str | None, what: str) -> str:
@@ -82,8 +99,10 @@ def list_address(value: str | None, what: str) -> str:
     address = (value or "").strip()
     fault = list_address_fault(address) if address else "it is empty"
     if fault:
-        raise ArchiveError(400, f"{what} must be the posting address of a list Mailman can create (name@domain), "
-                           f"got {value!r}: {fault}.")
+        raise ArchiveError(
+            400,
+            f"{what} must be the posting address of a list Mailman can create (name@domain), got {value!r}: {fault}.",
+        )
     return address.lower()
 
 
@@ -96,6 +115,7 @@ def only_one(values: list, what: str):
 
 
 # -- the two endpoints ---------------------------------------------------------------------------
+
 
 class MailmanEndpoint(ArchiveEndpoint):
     """The door of one archiver endpoint under one prefix (`/archive/`, `/archives/`, `/hyperkitty/`)."""
@@ -156,8 +176,11 @@ class Archive(MailmanEndpoint):
             stored = await self.store(request, address, email)
         if stored.policy == NEVER:
             log.warning("not archived: %s's archive policy is 'never' (message %s)", address, email.message_id)
-            return {"url": "", "archived": False,
-                    "detail": f"Not archived: the archive policy of {address} is 'never'."}
+            return {
+                "url": "",
+                "archived": False,
+                "detail": f"Not archived: the archive policy of {address} is 'never'.",
+            }
         url = message_page_url(self.site(request), address, email.message_id_hash)
         if not stored.new:
             log.info("duplicate of archived message %s in %s", email.message_id, address)
@@ -177,8 +200,10 @@ class Archive(MailmanEndpoint):
             except list_settings.MailmanUnavailable as error:
                 # Not knowing whether the list is private, archive nothing yet: Mailman retries.
                 log.error("%s", error)
-                raise ArchiveError(503, f"{error}; the message is not archived until the list's settings "
-                                   "can be read (Mailman will retry).") from None
+                raise ArchiveError(
+                    503,
+                    f"{error}; the message is not archived until the list's settings can be read (Mailman will retry).",
+                ) from None
             if fetched is not None:
                 values |= fetched.columns()
             else:
@@ -215,7 +240,7 @@ async def read_message(request: Request, limit: int) -> tuple[str, bytes]:
         raise ArchiveError(413, f"The body is larger than SATHUB_ARCHIVER_MAX_BYTES ({limit} bytes).") from None
     try:
         form = await request.form(max_files=4, max_fields=16, max_part_size=64 * 1024)
-    except Exception as error:  # noqa: BLE001 - python-multipart's many ways to say "malformed"
+    except Exception as error:
         raise ArchiveError(400, f"The multipart body cannot be read: {error}.") from None
     try:
         address = only_one(form.getlist("mlist"), "The field mlist")

@@ -49,20 +49,24 @@ def fetch(settings: Settings, address: str) -> ListSettings | None:
     Raises MailmanUnavailable when it cannot be asked."""
     from mailmanclient import Client, MailmanConnectionError  # imported when first needed: ~40 ms
 
-    client = Client(f"{settings.mailman_rest_url.rstrip('/')}/3.1", settings.mailman_rest_user or None,
-                    settings.mailman_rest_password or None, request_hooks=[_with_timeout])
+    client = Client(
+        f"{settings.mailman_rest_url.rstrip('/')}/3.1",
+        settings.mailman_rest_user or None,
+        settings.mailman_rest_password or None,
+        request_hooks=[_with_timeout],
+    )
     try:
         config = client.get_list(address.lower()).settings
-        values = {name: config[name] for name in ("display_name", "description", "subject_prefix",
-                                                   "archive_policy")}
+        values = {name: config[name] for name in ("display_name", "description", "subject_prefix", "archive_policy")}
         created = config.get("created_at")
     except HTTPError as error:
         if error.code == 404:
             return None
         raise MailmanUnavailable(f"Mailman's REST API answered {error.code} for {address}") from error
     except (MailmanConnectionError, OSError, KeyError, ValueError) as error:
-        raise MailmanUnavailable(f"Mailman's REST API at {settings.mailman_rest_url} cannot be read: "
-                                 f"{error}") from error
+        raise MailmanUnavailable(
+            f"Mailman's REST API at {settings.mailman_rest_url} cannot be read: {error}"
+        ) from error
     return from_config(values, created)
 
 
@@ -98,6 +102,7 @@ def _with_timeout(params: dict) -> dict:
 @dataclass
 class SyncResult:
     """What `sathub archive lists sync` did, list by list."""
+
     lines: list[str]
     unknown: int = 0  # lists Mailman does not have
 
@@ -127,7 +132,8 @@ def sync_lists(engine, settings: Settings, addresses: list[str] | None = None) -
                 continue
             changed = {key: value for key, value in values.items() if getattr(known, key) != value}
             list_store.update_list(conn, known.id, changed)
-        shown = ", ".join(f"{key} {getattr(known, key)!r} -> {value!r}" for key, value in changed.items()
-                          if key != "created_at")
+        shown = ", ".join(
+            f"{key} {getattr(known, key)!r} -> {value!r}" for key, value in changed.items() if key != "created_at"
+        )
         result.lines.append(f"{name}: {shown or 'unchanged'}")
     return result

@@ -32,8 +32,11 @@ class Download(ArchiveEndpoint):
     async def respond(self, request: Request) -> Response:
         params = request.path_params
         counter = params["counter"]
-        if (not (counter.isascii() and counter.isdigit() and len(counter) <= 10 and int(counter) <= MAX_COUNTER)
-                or not LIST_ADDRESS.fullmatch(params["address"]) or not HASH.fullmatch(params["message_id_hash"])):
+        if (
+            not (counter.isascii() and counter.isdigit() and len(counter) <= 10 and int(counter) <= MAX_COUNTER)
+            or not LIST_ADDRESS.fullmatch(params["address"])
+            or not HASH.fullmatch(params["message_id_hash"])
+        ):
             raise ArchiveError(404)
         attachment = await in_thread(request, _attachment, params["address"], params["message_id_hash"], int(counter))
         if attachment is None or attachment.name != params["filename"]:
@@ -41,11 +44,15 @@ class Download(ArchiveEndpoint):
         content_type = attachment.content_type
         if attachment.encoding:
             content_type += f"; charset={attachment.encoding}"
-        return Response(attachment.content, 200, {
-            "Content-Type": content_type,
-            "Content-Disposition": f"attachment; filename*=UTF-8''{quote(attachment.name, safe='')}",
-            **UNTRUSTED,
-        })
+        return Response(
+            attachment.content,
+            200,
+            {
+                "Content-Type": content_type,
+                "Content-Disposition": f"attachment; filename*=UTF-8''{quote(attachment.name, safe='')}",
+                **UNTRUSTED,
+            },
+        )
 
     def render_error(self, request: Request, error: ArchiveError) -> Response:
         return json_error(error.status, error.detail, {"Allow": self.allow})

@@ -20,7 +20,7 @@ from starlette.responses import Response
 from sathub.archive.access import HASH, visible_list
 from sathub.archive.api.links import Links, quote_path
 from sathub.archive.edge import ArchiveEndpoint, ArchiveError
-from sathub.archive.store import reads
+from sathub.archive.store import list_reads, listing, reads
 from sathub.db.engines import Connection
 from sathub.web import in_thread, site_url
 
@@ -28,11 +28,18 @@ LATEST_THREADS = 30
 THREAD_PAGE_EMAILS = 1000  # a thread page shows at most this many messages
 ERROR_TITLES = {403: "Private list", 404: "Not found", 405: "Method not allowed", 503: "Unavailable"}
 # The pages need no script, frame or remote resource; the CSP says so to the browser.
-HEADERS = {"Content-Type": "text/html; charset=utf-8", "X-Frame-Options": "DENY",
-           "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"}
+HEADERS = {
+    "Content-Type": "text/html; charset=utf-8",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+}
 
-_templates = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
-                                autoescape=True, trim_blocks=True, lstrip_blocks=True)
+_templates = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 
 
 def list_page_url(web: str, address: str) -> str:
@@ -76,23 +83,25 @@ _templates.filters.update(page_date=page_date, obfuscate=obfuscate)
 
 # -- the rows of each page: one in_thread call, store functions only ---------------------------
 
+
 def _visible_list(conn: Connection, address: str):
-    return visible_list(conn, address, f"There is no list {address} in this archive.",
-                        "The archive of {name} is private.")
+    return visible_list(
+        conn, address, f"There is no list {address} in this archive.", "The archive of {name} is private."
+    )
 
 
 def list_rows(conn: Connection, address: str) -> dict:
     mailing_list = _visible_list(conn, address)
-    latest = reads.list_threads(conn, mailing_list.id, reads.Page(LATEST_THREADS, 0))
+    latest = list_reads.list_threads(conn, mailing_list.id, listing.Page(LATEST_THREADS, 0))
     return {"mailing_list": mailing_list, "threads": latest}
 
 
 def thread_rows(conn: Connection, address: str, thread_id: str) -> dict:
     mailing_list = _visible_list(conn, address)
-    thread = reads.find_thread(conn, mailing_list.id, thread_id) if HASH.fullmatch(thread_id) else None
+    thread = list_reads.find_thread(conn, mailing_list.id, thread_id) if HASH.fullmatch(thread_id) else None
     if thread is None:
         raise ArchiveError(404, f"There is no such thread in {mailing_list.name}.")
-    emails = reads.thread_emails(conn, mailing_list, thread_id, reads.Page(THREAD_PAGE_EMAILS, 0))
+    emails = reads.thread_emails(conn, mailing_list, thread_id, listing.Page(THREAD_PAGE_EMAILS, 0))
     return {"mailing_list": mailing_list, "thread": thread, "emails": emails}
 
 
@@ -101,11 +110,16 @@ def message_rows(conn: Connection, address: str, message_id_hash: str) -> dict:
     email = reads.find_email(conn, mailing_list, message_id_hash) if HASH.fullmatch(message_id_hash) else None
     if email is None:
         raise ArchiveError(404, f"There is no such message in {mailing_list.name}.")
-    return {"mailing_list": mailing_list, "email": email, "children": reads.email_children(conn, email.id),
-            "attachments": reads.email_attachments(conn, email.id)}
+    return {
+        "mailing_list": mailing_list,
+        "email": email,
+        "children": reads.email_children(conn, email.id),
+        "attachments": reads.email_attachments(conn, email.id),
+    }
 
 
 # -- the endpoints -----------------------------------------------------------------------------
+
 
 class WebPage(ArchiveEndpoint):
     """The door of one page under one web prefix: `rows` reads, `template` renders; errors are pages."""
@@ -135,8 +149,10 @@ def pages(web_prefix: str) -> dict[str, WebPage]:
     """The pages under one web prefix (`/archive/`), by path pattern after it."""
     return {
         "list/{address}/": WebPage(web_prefix, list_rows, "page_list.html", ("address",)),
-        "list/{address}/thread/{thread_id}/": WebPage(web_prefix, thread_rows, "page_thread.html",
-                                                      ("address", "thread_id")),
-        "list/{address}/message/{message_id_hash}/": WebPage(web_prefix, message_rows, "page_message.html",
-                                                             ("address", "message_id_hash")),
+        "list/{address}/thread/{thread_id}/": WebPage(
+            web_prefix, thread_rows, "page_thread.html", ("address", "thread_id")
+        ),
+        "list/{address}/message/{message_id_hash}/": WebPage(
+            web_prefix, message_rows, "page_message.html", ("address", "message_id_hash")
+        ),
     }

@@ -38,8 +38,9 @@ class EarlierRows:
         return correct_stored(conn, self.list_id, batch, self.last_id, self.met)
 
 
-def correct_stored(conn: Connection, list_id: int, batch: list[ParsedEmail], last_id: int,
-                   settled: set[int]) -> tuple[int, list[int]]:
+def correct_stored(
+    conn: Connection, list_id: int, batch: list[ParsedEmail], last_id: int, settled: set[int]
+) -> tuple[int, list[int]]:
     """Rewrite the emails stored up to `last_id` (and not `settled`) whose derived values differ
     from the first copy of their message in `batch`. Returns (how many were corrected, the ids
     met). The caller recomputes the list's threads (store.threads.rethread_list) when any was,
@@ -47,10 +48,15 @@ def correct_stored(conn: Connection, list_id: int, batch: list[ParsedEmail], las
     by_hash: dict[str, ParsedEmail] = {}
     for email in batch:
         by_hash.setdefault(email.message_id_hash, email)
-    stored = [row for row in conn.execute(
-        sa.select(emails.c.id, emails.c.message_id_hash, *(emails.c[name] for name in _DERIVED))
-        .where(emails.c.list_id == list_id, emails.c.id <= last_id, emails.c.message_id_hash.in_(list(by_hash))))
-        if row.id not in settled]
+    stored = [
+        row
+        for row in conn.execute(
+            sa.select(emails.c.id, emails.c.message_id_hash, *(emails.c[name] for name in _DERIVED)).where(
+                emails.c.list_id == list_id, emails.c.id <= last_id, emails.c.message_id_hash.in_(list(by_hash))
+            )
+        )
+        if row.id not in settled
+    ]
     if not stored:
         return 0, []
     described = _attachment_descriptions(conn, [row.id for row in stored])
@@ -64,10 +70,19 @@ def correct_stored(conn: Connection, list_id: int, batch: list[ParsedEmail], las
     if not changed:
         return 0, met
     senders = sender_ids(conn, {email.sender_address.lower() for _, email in changed})
-    conn.execute(emails.update().where(emails.c.id == sa.bindparam("email_id")).values(
-        {name: sa.bindparam(f"new_{name}") for name in ("sender_id", *_DERIVED)}), [
-        {"email_id": email_id, "new_sender_id": senders[email.sender_address.lower()],
-         **{f"new_{name}": getattr(email, name) for name in _DERIVED}} for email_id, email in changed])
+    conn.execute(
+        emails.update()
+        .where(emails.c.id == sa.bindparam("email_id"))
+        .values({name: sa.bindparam(f"new_{name}") for name in ("sender_id", *_DERIVED)}),
+        [
+            {
+                "email_id": email_id,
+                "new_sender_id": senders[email.sender_address.lower()],
+                **{f"new_{name}": getattr(email, name) for name in _DERIVED},
+            }
+            for email_id, email in changed
+        ],
+    )
     conn.execute(attachments.delete().where(attachments.c.email_id.in_([email_id for email_id, _ in changed])))
     rows = attachment_rows(changed)
     if rows:
@@ -77,9 +92,18 @@ def correct_stored(conn: Connection, list_id: int, batch: list[ParsedEmail], las
 
 def _attachment_descriptions(conn: Connection, email_ids: list[int]) -> dict[int, list[tuple]]:
     described: dict[int, list[tuple]] = {}
-    for row in conn.execute(sa.select(attachments.c.email_id, attachments.c.counter, attachments.c.name,
-                                      attachments.c.content_type, attachments.c.encoding, attachments.c.size)
-                            .where(attachments.c.email_id.in_(email_ids)).order_by(attachments.c.counter)):
+    for row in conn.execute(
+        sa.select(
+            attachments.c.email_id,
+            attachments.c.counter,
+            attachments.c.name,
+            attachments.c.content_type,
+            attachments.c.encoding,
+            attachments.c.size,
+        )
+        .where(attachments.c.email_id.in_(email_ids))
+        .order_by(attachments.c.counter)
+    ):
         described.setdefault(row.email_id, []).append(tuple(row[1:]))
     return described
 

@@ -26,10 +26,16 @@ def look_up(conn: Connection, address: str, email: ParsedEmail) -> Row | None:
     (an emails.id, or None), sender_id (None: no sender yet), parent_id and parent_thread (None: no
     archived parent), waiting, and the new email_id and thread_row_id (None when not needed)."""
     reference = message_id_hash(email.in_reply_to) if email.in_reply_to else None
-    return conn.execute(_look_up(conn.dialect.name), {
-        "name": address.lower(), "hash": email.message_id_hash, "address": email.sender_address.lower(),
-        "message_id": email.message_id, "parent_hash": None if reference == email.message_id_hash else reference,
-    }).first()
+    return conn.execute(
+        _look_up(conn.dialect.name),
+        {
+            "name": address.lower(),
+            "hash": email.message_id_hash,
+            "address": email.sender_address.lower(),
+            "message_id": email.message_id,
+            "parent_hash": None if reference == email.message_id_hash else reference,
+        },
+    ).first()
 
 
 def write(conn: Connection, found: Row, email: ParsedEmail) -> None:
@@ -49,23 +55,44 @@ def write(conn: Connection, found: Row, email: ParsedEmail) -> None:
 @cache
 def _look_up(dialect_name: str) -> sa.Select:
     """Built once per dialect: every archive call runs it."""
-    lists, parent, waiting_reply, copy = (mailing_lists, emails.alias("parent"), emails.alias("waiting"),
-                                          emails.alias("copy"))
-    duplicate = sa.select(copy.c.id).where(copy.c.list_id == lists.c.id,
-                                           copy.c.message_id_hash == sa.bindparam("hash")).scalar_subquery()
-    waiting = sa.exists().where(waiting_reply.c.list_id == lists.c.id, waiting_reply.c.parent_id.is_(None),
-                                waiting_reply.c.in_reply_to == sa.bindparam("message_id"))
+    lists, parent, waiting_reply, copy = (
+        mailing_lists,
+        emails.alias("parent"),
+        emails.alias("waiting"),
+        emails.alias("copy"),
+    )
+    duplicate = (
+        sa.select(copy.c.id)
+        .where(copy.c.list_id == lists.c.id, copy.c.message_id_hash == sa.bindparam("hash"))
+        .scalar_subquery()
+    )
+    waiting = sa.exists().where(
+        waiting_reply.c.list_id == lists.c.id,
+        waiting_reply.c.parent_id.is_(None),
+        waiting_reply.c.in_reply_to == sa.bindparam("message_id"),
+    )
     stored = sa.and_(duplicate.is_(None), lists.c.archive_policy != NEVER)
     alone = sa.and_(stored, parent.c.id.is_(None), ~waiting)
-    return (sa.select(
-        lists.c.id, lists.c.archive_policy, duplicate.label("duplicate"),
-        sa.select(senders.c.id).where(senders.c.address == sa.bindparam("address")).scalar_subquery()
-        .label("sender_id"),
-        parent.c.id.label("parent_id"), parent.c.thread_id.label("parent_thread"), waiting.label("waiting"),
-        # The emails sequence first, then the threads one: write_batch's order, so the same ids.
-        sa.case((stored, new_id(dialect_name, emails))).label("email_id"),
-        sa.case((alone, new_id(dialect_name, threads))).label("thread_row_id"))
-        .select_from(lists.outerjoin(parent, sa.and_(parent.c.list_id == lists.c.id,
-                                                     parent.c.message_id_hash == sa.bindparam("parent_hash"))))
-        .where(lists.c.name == sa.bindparam("name")))
-
+    return (
+        sa.select(
+            lists.c.id,
+            lists.c.archive_policy,
+            duplicate.label("duplicate"),
+            sa.select(senders.c.id)
+            .where(senders.c.address == sa.bindparam("address"))
+            .scalar_subquery()
+            .label("sender_id"),
+            parent.c.id.label("parent_id"),
+            parent.c.thread_id.label("parent_thread"),
+            waiting.label("waiting"),
+            # The emails sequence first, then the threads one: write_batch's order, so the same ids.
+            sa.case((stored, new_id(dialect_name, emails))).label("email_id"),
+            sa.case((alone, new_id(dialect_name, threads))).label("thread_row_id"),
+        )
+        .select_from(
+            lists.outerjoin(
+                parent, sa.and_(parent.c.list_id == lists.c.id, parent.c.message_id_hash == sa.bindparam("parent_hash"))
+            )
+        )
+        .where(lists.c.name == sa.bindparam("name"))
+    )

@@ -1,4 +1,5 @@
-"""The SQL of the archive read API (SQLAlchemy Core; every function takes a Connection).
+"""The SQL of the read API's emails: a thread's, a list's, a sender's, one email, their replies and
+attachments (SQLAlchemy Core; every function takes a Connection; lists and threads: list_reads.py).
 
 Each request costs a constant number of statements, whatever the size of the thread, list or
 sender history: the rows of an answer come from one statement, their children from one more
@@ -11,141 +12,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
+from sathub.archive.store.listing import COUNT, Listing, Page, param
 from sathub.archive.tables import PRIVATE, attachments, emails, mailing_lists, senders, threads
 
 _parent = emails.alias("parent")
 _child = emails.alias("child")
-_count = sa.func.count()
-
-
-def _param(name: str, type_=None) -> sa.BindParameter:
-    return sa.bindparam(name, type_=type_)
-
-
-_LIMIT, _OFFSET = _param("limit", sa.Integer), _param("offset", sa.Integer)
-# LIMIT and OFFSET bind as 32-bit integers on PostgreSQL (`::INTEGER`) and 64-bit ones on SQLite, but
-# `?limit=` and `?offset=` may be any integer. No listing has more rows than this (its rows' ids are
-# 32-bit on PostgreSQL; 2^31 emails would be terabytes on SQLite), so binding a window within it
-# changes no answer: an offset at the bound is past the end of any listing (an empty page), a limit at
-# the bound takes all the rest.
-MAX_ROWS = 2**31 - 1
-
-
-@dataclass(frozen=True)
-class Page:
-    """One LIMIT/OFFSET window of a listing (api/paging.py reads it from the query): `limit` ≥ 1 and
-    `offset` ≥ 0 of any size (the envelope's links keep them as asked); what SQL sees is bounded."""
-    limit: int
-    offset: int
-
-    def bound(self) -> dict[str, int]:
-        """The window's LIMIT and OFFSET parameters, at most MAX_ROWS each."""
-        return {"limit": min(self.limit, MAX_ROWS), "offset": min(self.offset, MAX_ROWS)}
-
-
-class _Query:
-    """A SELECT built once, in two forms: everything, and one LIMIT/OFFSET page.
-
-    With `key` (a table whose `id` an index on the filter and order covers, and the FROM that
-    filter needs), the page is found first among ids only, then joined: the rows skipped by a
-    deep OFFSET are index entries, never table rows or joins."""
-
-    def __init__(self, query: sa.Select, where: tuple, order: tuple,
-                 key: tuple[sa.Table, sa.FromClause] | None = None) -> None:
-        self.whole = query.where(*where).order_by(*order)
-        if key is None:
-            self.paged = self.whole.limit(_LIMIT).offset(_OFFSET)
-        else:
-            table, key_from = key
-            page = (sa.select(table.c.id).select_from(key_from).where(*where).order_by(*order)
-                    .limit(_LIMIT).offset(_OFFSET).subquery("page"))
-            self.paged = query.join(page, page.c.id == table.c.id).order_by(*order)
-
-    def all(self, conn: Connection, page: Page | None, **params) -> Sequence[Row]:
-        if page is None:
-            return conn.execute(self.whole, params).all()
-        return conn.execute(self.paged, {**params, **page.bound()}).all()
-
-
-# Lists ---------------------------------------------------------------------------------------
-
-_PUBLIC_LISTS = _Query(sa.select(mailing_lists), (mailing_lists.c.archive_policy != PRIVATE,),
-                       (mailing_lists.c.name,))
-_COUNT_PUBLIC_LISTS = (sa.select(_count).select_from(mailing_lists)
-                       .where(mailing_lists.c.archive_policy != PRIVATE))
-
-
-def public_lists(conn: Connection, page: Page | None) -> Sequence[Row]:
-    return _PUBLIC_LISTS.all(conn, page)
-
-
-def count_public_lists(conn: Connection) -> int:
-    return conn.execute(_COUNT_PUBLIC_LISTS).scalar_one()
-
-
-# Threads -------------------------------------------------------------------------------------
-
-_THREAD_COLUMNS = (threads.c.id, threads.c.thread_id, threads.c.subject, threads.c.date_active,
-                   threads.c.emails_count)
-_LIST_ID = _param("list_id", sa.Integer)
-# Most recently active first; equal date_active by thread id (index threads_list_recent, no sort).
-_LIST_THREADS = _Query(sa.select(*_THREAD_COLUMNS), (threads.c.list_id == _LIST_ID,),
-                       (threads.c.date_active.desc(), threads.c.thread_id), key=(threads, threads))
-_COUNT_THREADS = sa.select(_count).select_from(threads).where(threads.c.list_id == _LIST_ID)
-_FIND_THREAD = sa.select(*_THREAD_COLUMNS).where(threads.c.list_id == _LIST_ID,
-                                                 threads.c.thread_id == _param("thread_id"))
-
-
-def _first_thread(kind: str, condition, date_order) -> sa.Select:
-    part = (sa.select(sa.literal(kind).label("kind"), threads.c.thread_id)
-            .where(threads.c.list_id == _LIST_ID, condition)
-            .order_by(date_order, threads.c.thread_id).limit(1).subquery())
-    return sa.select(part.c.kind, part.c.thread_id)
-
-
-_NEWEST, _OLDEST = _param("newest", sa.DateTime), _param("oldest", sa.DateTime)
-_NEIGHBOURS = sa.union_all(
-    _first_thread("newer", threads.c.date_active > _NEWEST, threads.c.date_active),
-    _first_thread("newest_first", threads.c.date_active == _NEWEST, threads.c.date_active),
-    _first_thread("older", threads.c.date_active < _OLDEST, threads.c.date_active.desc()),
-)
-# The address as each email spells it: two spellings of one sender are two participants, as in HyperKitty.
-_PARTICIPANTS = (sa.select(emails.c.sender_address.label("address"), emails.c.sender_name)
-                 .where(emails.c.thread_id == _param("thread_pk", sa.Integer))
-                 .group_by(emails.c.sender_address, emails.c.sender_name)
-                 .order_by(sa.func.min(emails.c.id)))
-
-
-def list_threads(conn: Connection, list_id: int, page: Page | None) -> Sequence[Row]:
-    return _LIST_THREADS.all(conn, page, list_id=list_id)
-
-
-def count_threads(conn: Connection, list_id: int) -> int:
-    return conn.execute(_COUNT_THREADS, {"list_id": list_id}).scalar_one()
-
-
-def find_thread(conn: Connection, list_id: int, thread_hash: str) -> Row | None:
-    return conn.execute(_FIND_THREAD, {"list_id": list_id, "thread_id": thread_hash}).first()
-
-
-def thread_neighbours(conn: Connection, list_id: int, newest, oldest) -> dict[str, str]:
-    """Thread ids around a run of threads whose `date_active` spans oldest … newest, in one statement.
-
-    Keys: `newer` — the thread with the smallest date_active above `newest`; `newest_first` — the
-    first thread (by id) dated exactly `newest`; `older` — the thread with the greatest date_active
-    below `oldest`. Ties among candidates go to the smallest thread id, as in the list order."""
-    rows = conn.execute(_NEIGHBOURS, {"list_id": list_id, "newest": newest, "oldest": oldest})
-    return {kind: thread_id for kind, thread_id in rows}
-
-
-def participants(conn: Connection, thread_pk: int) -> Sequence[Row]:
-    """Distinct (address, sender_name) pairs of a thread, in order of first arrival."""
-    return conn.execute(_PARTICIPANTS, {"thread_pk": thread_pk}).all()
+_LIST_ID = param("list_id", sa.Integer)
 
 
 # Emails --------------------------------------------------------------------------------------
@@ -154,102 +30,146 @@ def participants(conn: Connection, thread_pk: int) -> Sequence[Row]:
 # What a query already knows (its list, its sender, its thread) is a bound value instead of a
 # join per row.
 
-EMAIL_ROW = ("id", "message_id", "message_id_hash", "sender_name", "subject", "date", "sender_address",
-             "mailman_id", "list_name", "thread_hash", "parent_hash", "archived_date", "thread_order")
+EMAIL_ROW = (
+    "id",
+    "message_id",
+    "message_id_hash",
+    "sender_name",
+    "subject",
+    "date",
+    "sender_address",
+    "mailman_id",
+    "list_name",
+    "thread_hash",
+    "parent_hash",
+    "archived_date",
+    "thread_order",
+)
 
 
-def _email_query(*, known_list: bool = False, known_sender: bool = False, known_thread: bool = False,
-                 extra: tuple = ()) -> sa.Select:
+def _email_query(
+    *, known_list: bool = False, known_sender: bool = False, known_thread: bool = False, extra: tuple = ()
+) -> sa.Select:
     joined = emails.outerjoin(_parent, _parent.c.id == emails.c.parent_id)
     sender_columns: tuple[sa.ColumnElement, ...]
     list_column: sa.ColumnElement
     thread_column: sa.ColumnElement
     if known_sender:
-        sender_columns = (emails.c.sender_address, _param("mailman_id", sa.String))
+        sender_columns = (emails.c.sender_address, param("mailman_id", sa.String))
     else:
         joined = joined.join(senders, senders.c.id == emails.c.sender_id)
         sender_columns = (emails.c.sender_address, senders.c.mailman_id)
     if known_list:
-        list_column = _param("list_name", sa.String)
+        list_column = param("list_name", sa.String)
     else:
         joined = joined.join(mailing_lists, mailing_lists.c.id == emails.c.list_id)
         list_column = mailing_lists.c.name
     if known_thread:
-        thread_column = _param("thread_hash", sa.String)
+        thread_column = param("thread_hash", sa.String)
     else:
         joined = joined.join(threads, threads.c.id == emails.c.thread_id)
         thread_column = threads.c.thread_id
-    columns = (emails.c.id, emails.c.message_id, emails.c.message_id_hash, emails.c.sender_name,
-               emails.c.subject, emails.c.date, *sender_columns, list_column, thread_column,
-               _parent.c.message_id_hash, emails.c.archived_date, emails.c.thread_order, *extra)
+    columns = (
+        emails.c.id,
+        emails.c.message_id,
+        emails.c.message_id_hash,
+        emails.c.sender_name,
+        emails.c.subject,
+        emails.c.date,
+        *sender_columns,
+        list_column,
+        thread_column,
+        _parent.c.message_id_hash,
+        emails.c.archived_date,
+        emails.c.thread_order,
+        *extra,
+    )
     # "content" names `extra`'s column when there is one (zip stops at the shorter).
-    labelled = (column.label(name) for column, name in zip(columns, EMAIL_ROW + ("content",), strict=False))
+    labelled = (column.label(name) for column, name in zip(columns, (*EMAIL_ROW, "content"), strict=False))
     return sa.select(*labelled).select_from(joined)
 
 
 _NEWEST_FIRST = (emails.c.archived_date.desc(), emails.c.id.desc())
 # A thread by list and hash (unique index threads_list_thread), joined rather than looked up first.
-_THREAD_BY_HASH = (threads.c.list_id == _LIST_ID, threads.c.thread_id == _param("thread_hash", sa.String))
-_THREAD_EMAILS = _Query(_email_query(known_list=True), _THREAD_BY_HASH, (emails.c.thread_order,),
-                        key=(emails, emails.join(threads, threads.c.id == emails.c.thread_id)))
-_COUNT_THREAD_EMAILS = sa.select(threads.c.emails_count).where(*_THREAD_BY_HASH)
-_LIST_EMAILS = _Query(_email_query(known_list=True), (emails.c.list_id == _LIST_ID,), _NEWEST_FIRST,
-                      key=(emails, emails))
-_COUNT_LIST_EMAILS = sa.select(_count).select_from(emails).where(emails.c.list_id == _LIST_ID)
-_SENDER_ID = _param("sender_id", sa.Integer)
+_THREAD_BY_HASH = (threads.c.list_id == _LIST_ID, threads.c.thread_id == param("thread_hash", sa.String))
+_THREAD_EMAILS = Listing(
+    _email_query(known_list=True),
+    _THREAD_BY_HASH,
+    (emails.c.thread_order,),
+    key=(emails, emails.join(threads, threads.c.id == emails.c.thread_id)),
+)
+_COUNT_THREAD_EMAILS = sa.select(threads.c.emailsCOUNT).where(*_THREAD_BY_HASH)
+_LIST_EMAILS = Listing(
+    _email_query(known_list=True), (emails.c.list_id == _LIST_ID,), _NEWEST_FIRST, key=(emails, emails)
+)
+_COUNT_LIST_EMAILS = sa.select(COUNT).select_from(emails).where(emails.c.list_id == _LIST_ID)
+_SENDER_ID = param("sender_id", sa.Integer)
 _PUBLIC_EMAILS = emails.join(mailing_lists, mailing_lists.c.id == emails.c.list_id)
 # A sender's emails, with the private lists' left out; when the site has no private list, the
 # page is found and counted on the index alone (the filter needs each email's list).
 _SENDER_ON_PUBLIC_LISTS = (emails.c.sender_id == _SENDER_ID, mailing_lists.c.archive_policy != PRIVATE)
 _SENDER_EMAILS = {
-    True: _Query(_email_query(known_sender=True), _SENDER_ON_PUBLIC_LISTS, _NEWEST_FIRST,
-                 key=(emails, _PUBLIC_EMAILS)),
-    False: _Query(_email_query(known_sender=True), (emails.c.sender_id == _SENDER_ID,), _NEWEST_FIRST,
-                  key=(emails, emails)),
+    True: Listing(
+        _email_query(known_sender=True), _SENDER_ON_PUBLIC_LISTS, _NEWEST_FIRST, key=(emails, _PUBLIC_EMAILS)
+    ),
+    False: Listing(
+        _email_query(known_sender=True), (emails.c.sender_id == _SENDER_ID,), _NEWEST_FIRST, key=(emails, emails)
+    ),
 }
 _COUNT_SENDER_EMAILS = {
-    True: sa.select(_count).select_from(_PUBLIC_EMAILS).where(*_SENDER_ON_PUBLIC_LISTS),
-    False: sa.select(_count).select_from(emails).where(emails.c.sender_id == _SENDER_ID),
+    True: sa.select(COUNT).select_from(_PUBLIC_EMAILS).where(*_SENDER_ON_PUBLIC_LISTS),
+    False: sa.select(COUNT).select_from(emails).where(emails.c.sender_id == _SENDER_ID),
 }
 _PRIVATE_LISTS = sa.exists().where(mailing_lists.c.archive_policy == PRIVATE).label("private_lists")
-_FIND_SENDER_BY_ADDRESS = sa.select(senders, _PRIVATE_LISTS).where(senders.c.address == _param("key"))
-_FIND_SENDER_BY_ID = sa.select(senders, _PRIVATE_LISTS).where(senders.c.mailman_id == _param("key"))
-_FIND_EMAIL = (_email_query(known_list=True, extra=(emails.c.content,))
-               .where(emails.c.list_id == _LIST_ID, emails.c.message_id_hash == _param("hash")))
+_FIND_SENDER_BY_ADDRESS = sa.select(senders, _PRIVATE_LISTS).where(senders.c.address == param("key"))
+_FIND_SENDER_BY_ID = sa.select(senders, _PRIVATE_LISTS).where(senders.c.mailman_id == param("key"))
+_FIND_EMAIL = _email_query(known_list=True, extra=(emails.c.content,)).where(
+    emails.c.list_id == _LIST_ID, emails.c.message_id_hash == param("hash")
+)
 
 
 def _children_query(*parent_filter) -> sa.Select:
     """Replies to the emails selected by `parent_filter` (on the parent alias), by date then arrival."""
-    return (sa.select(_child.c.parent_id, _child.c.message_id_hash)
-            .select_from(_child.join(_parent, _parent.c.id == _child.c.parent_id))
-            .where(*parent_filter).order_by(_child.c.date, _child.c.id))
+    return (
+        sa.select(_child.c.parent_id, _child.c.message_id_hash)
+        .select_from(_child.join(_parent, _parent.c.id == _child.c.parent_id))
+        .where(*parent_filter)
+        .order_by(_child.c.date, _child.c.id)
+    )
 
 
 def _key_between(owner_column) -> sa.ColumnElement:
     """A newest-first run of one owner's emails as a range of the index key (archived_date, id)."""
     key = sa.tuple_(_parent.c.archived_date, _parent.c.id)
-    return sa.and_(owner_column == _param("owner", sa.Integer), key.between(
-        sa.tuple_(_param("oldest_date", sa.DateTime), _param("oldest_id", sa.Integer)),
-        sa.tuple_(_param("newest_date", sa.DateTime), _param("newest_id", sa.Integer))))
+    return sa.and_(
+        owner_column == param("owner", sa.Integer),
+        key.between(
+            sa.tuple_(param("oldest_date", sa.DateTime), param("oldest_id", sa.Integer)),
+            sa.tuple_(param("newest_date", sa.DateTime), param("newest_id", sa.Integer)),
+        ),
+    )
 
 
 _THREAD_CHILDREN = _children_query(
     _parent.c.thread_id == sa.select(threads.c.id).where(*_THREAD_BY_HASH).scalar_subquery(),
-    _parent.c.thread_order.between(_param("first", sa.Integer), _param("last", sa.Integer)))
+    _parent.c.thread_order.between(param("first", sa.Integer), param("last", sa.Integer)),
+)
 _LIST_CHILDREN = _children_query(_key_between(_parent.c.list_id))
 _SENDER_CHILDREN = _children_query(_key_between(_parent.c.sender_id))
-_EMAIL_CHILDREN = (sa.select(_child.c.message_id_hash).where(_child.c.parent_id == _param("email_id", sa.Integer))
-                   .order_by(_child.c.date, _child.c.id))
+_EMAIL_CHILDREN = (
+    sa.select(_child.c.message_id_hash)
+    .where(_child.c.parent_id == param("email_id", sa.Integer))
+    .order_by(_child.c.date, _child.c.id)
+)
 
 
 def thread_emails(conn: Connection, mailing_list: Row, thread_hash: str, page: Page | None) -> Sequence[Row]:
     """The emails of the list's thread `thread_hash` in thread order (index emails_thread_order)."""
-    return _THREAD_EMAILS.all(conn, page, list_id=mailing_list.id, list_name=mailing_list.name,
-                              thread_hash=thread_hash)
+    return _THREAD_EMAILS.all(conn, page, list_id=mailing_list.id, list_name=mailing_list.name, thread_hash=thread_hash)
 
 
 def count_thread_emails(conn: Connection, list_id: int, thread_hash: str) -> int:
-    """The thread's stored `emails_count`; 0 for an unknown thread."""
+    """The thread's stored `emailsCOUNT`; 0 for an unknown thread."""
     return conn.execute(_COUNT_THREAD_EMAILS, {"list_id": list_id, "thread_hash": thread_hash}).scalar() or 0
 
 
@@ -257,8 +177,16 @@ def thread_children(conn: Connection, mailing_list: Row, thread_hash: str, rows:
     """Children of `rows` (a run of one thread in thread order), bounded by their thread_order."""
     if not rows:
         return {}
-    return _children(conn, _THREAD_CHILDREN, {"list_id": mailing_list.id, "thread_hash": thread_hash,
-                                              "first": rows[0].thread_order, "last": rows[-1].thread_order})
+    return _children(
+        conn,
+        _THREAD_CHILDREN,
+        {
+            "list_id": mailing_list.id,
+            "thread_hash": thread_hash,
+            "first": rows[0].thread_order,
+            "last": rows[-1].thread_order,
+        },
+    )
 
 
 def list_emails(conn: Connection, mailing_list: Row, page: Page | None) -> Sequence[Row]:
@@ -284,8 +212,7 @@ def find_sender(conn: Connection, key: str) -> Row | None:
 
 def sender_emails(conn: Connection, sender: Row, page: Page | None) -> Sequence[Row]:
     """The sender's emails on public lists, newest archived first (index emails_sender_archived)."""
-    return _SENDER_EMAILS[bool(sender.private_lists)].all(
-        conn, page, sender_id=sender.id, mailman_id=sender.mailman_id)
+    return _SENDER_EMAILS[bool(sender.private_lists)].all(conn, page, sender_id=sender.id, mailman_id=sender.mailman_id)
 
 
 def count_sender_emails(conn: Connection, sender: Row) -> int:
@@ -299,8 +226,9 @@ def sender_children(conn: Connection, sender_id: int, rows: Sequence[Row]) -> di
 
 def find_email(conn: Connection, mailing_list: Row, message_id_hash: str) -> Row | None:
     """One email with its text (index emails_list_hash)."""
-    return conn.execute(_FIND_EMAIL, {"list_id": mailing_list.id, "list_name": mailing_list.name,
-                                      "hash": message_id_hash}).first()
+    return conn.execute(
+        _FIND_EMAIL, {"list_id": mailing_list.id, "list_name": mailing_list.name, "hash": message_id_hash}
+    ).first()
 
 
 def email_children(conn: Connection, email_id: int) -> Sequence[str]:
@@ -309,8 +237,13 @@ def email_children(conn: Connection, email_id: int) -> Sequence[str]:
 
 def _run_bounds(owner: int, rows: Sequence[Row]) -> dict:
     oldest, newest = rows[-1], rows[0]
-    return {"owner": owner, "oldest_date": oldest.archived_date, "oldest_id": oldest.id,
-            "newest_date": newest.archived_date, "newest_id": newest.id}
+    return {
+        "owner": owner,
+        "oldest_date": oldest.archived_date,
+        "oldest_id": oldest.id,
+        "newest_date": newest.archived_date,
+        "newest_id": newest.id,
+    }
 
 
 def _children(conn: Connection, query: sa.Select, params: dict) -> dict[int, list[str]]:
@@ -322,15 +255,32 @@ def _children(conn: Connection, query: sa.Select, params: dict) -> dict[int, lis
 
 # Attachments ---------------------------------------------------------------------------------
 
-_EMAIL_ATTACHMENTS = (sa.select(attachments.c.counter, attachments.c.name, attachments.c.content_type,
-                                attachments.c.encoding, attachments.c.size)
-                      .where(attachments.c.email_id == _param("email_id", sa.Integer))
-                      .order_by(attachments.c.counter))
-_FIND_ATTACHMENT = (sa.select(attachments.c.name, attachments.c.content_type, attachments.c.encoding,
-                              attachments.c.size, attachments.c.content)
-                    .select_from(attachments.join(emails, emails.c.id == attachments.c.email_id))
-                    .where(emails.c.list_id == _LIST_ID, emails.c.message_id_hash == _param("hash"),
-                           attachments.c.counter == _param("counter", sa.Integer)))
+_EMAIL_ATTACHMENTS = (
+    sa.select(
+        attachments.c.counter,
+        attachments.c.name,
+        attachments.c.content_type,
+        attachments.c.encoding,
+        attachments.c.size,
+    )
+    .where(attachments.c.email_id == param("email_id", sa.Integer))
+    .order_by(attachments.c.counter)
+)
+_FIND_ATTACHMENT = (
+    sa.select(
+        attachments.c.name,
+        attachments.c.content_type,
+        attachments.c.encoding,
+        attachments.c.size,
+        attachments.c.content,
+    )
+    .select_from(attachments.join(emails, emails.c.id == attachments.c.email_id))
+    .where(
+        emails.c.list_id == _LIST_ID,
+        emails.c.message_id_hash == param("hash"),
+        attachments.c.counter == param("counter", sa.Integer),
+    )
+)
 
 
 def email_attachments(conn: Connection, email_id: int) -> Sequence[Row]:

@@ -21,19 +21,28 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
     first_copies: dict[str, ParsedEmail] = {}
     for email in batch:
         first_copies.setdefault(email.message_id_hash, email)
-    archived = set(conn.scalars(sa.select(emails.c.message_id_hash).where(
-        emails.c.list_id == list_id, emails.c.message_id_hash.in_(list(first_copies)))))
+    archived = set(
+        conn.scalars(
+            sa.select(emails.c.message_id_hash).where(
+                emails.c.list_id == list_id, emails.c.message_id_hash.in_(list(first_copies))
+            )
+        )
+    )
     new = [email for key, email in first_copies.items() if key not in archived]
     if not new:
         return 0, len(batch)
     # One sender (one mailman_id) per address in any letter case; each email keeps its spelling.
     senders_by_address = sender_ids(conn, {email.sender_address.lower() for email in new})
     ids = allocate_ids(conn, emails, len(new))
-    places = rethread(conn, list_id, list(zip(ids, new)))
-    conn.execute(emails.insert(), [
-        email_row(email_id, list_id, email, senders_by_address[email.sender_address.lower()], places[email_id])
-        for email_id, email in zip(ids, new)])
-    rows = attachment_rows(list(zip(ids, new)))
+    places = rethread(conn, list_id, list(zip(ids, new, strict=True)))
+    conn.execute(
+        emails.insert(),
+        [
+            email_row(email_id, list_id, email, senders_by_address[email.sender_address.lower()], places[email_id])
+            for email_id, email in zip(ids, new, strict=True)
+        ],
+    )
+    rows = attachment_rows(list(zip(ids, new, strict=True)))
     if rows:
         conn.execute(attachments.insert(), rows)
     return len(new), len(batch) - len(new)
@@ -41,19 +50,41 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
 
 def email_row(email_id: int, list_id: int, email: ParsedEmail, sender_id: int, place: Place) -> dict:
     """The emails row of a new email."""
-    return {"id": email_id, "list_id": list_id, "message_id": email.message_id,
-            "message_id_hash": email.message_id_hash, "sender_id": sender_id, "sender_address": email.sender_address,
-            "sender_name": email.sender_name, "subject": email.subject, "content": email.content,
-            "date": email.date, "archived_date": email.archived_date, "in_reply_to": email.in_reply_to,
-            "parent_id": place.parent_id, "thread_id": place.thread_id,
-            "thread_order": place.order, "thread_depth": place.depth}
+    return {
+        "id": email_id,
+        "list_id": list_id,
+        "message_id": email.message_id,
+        "message_id_hash": email.message_id_hash,
+        "sender_id": sender_id,
+        "sender_address": email.sender_address,
+        "sender_name": email.sender_name,
+        "subject": email.subject,
+        "content": email.content,
+        "date": email.date,
+        "archived_date": email.archived_date,
+        "in_reply_to": email.in_reply_to,
+        "parent_id": place.parent_id,
+        "thread_id": place.thread_id,
+        "thread_order": place.order,
+        "thread_depth": place.depth,
+    }
 
 
 def attachment_rows(stored: list[tuple[int, ParsedEmail]]) -> list[dict]:
     """The attachments rows of (emails.id, email) pairs."""
-    return [{"email_id": email_id, "counter": a.counter, "name": a.name, "content_type": a.content_type,
-             "encoding": a.encoding, "size": len(a.content), "content": a.content}
-            for email_id, email in stored for a in email.attachments]
+    return [
+        {
+            "email_id": email_id,
+            "counter": a.counter,
+            "name": a.name,
+            "content_type": a.content_type,
+            "encoding": a.encoding,
+            "size": len(a.content),
+            "content": a.content,
+        }
+        for email_id, email in stored
+        for a in email.attachments
+    ]
 
 
 def sender_ids(conn: Connection, addresses: set[str]) -> dict[str, int]:
@@ -62,14 +93,17 @@ def sender_ids(conn: Connection, addresses: set[str]) -> dict[str, int]:
     found = dict(iter(conn.execute(query.where(senders.c.address.in_(list(addresses))))))
     missing = sorted(addresses - found.keys())
     if missing:
-        insert_ignoring_conflicts(conn, senders, [
-            {"address": address, "mailman_id": default_mailman_id(address)} for address in missing])
+        insert_ignoring_conflicts(
+            conn, senders, [{"address": address, "mailman_id": default_mailman_id(address)} for address in missing]
+        )
         found.update(iter(conn.execute(query.where(senders.c.address.in_(missing)))))
     # A default id can only be taken if a loaded Mailman id reused it: derive another, stably.
     taken = [address for address in missing if address not in found]
     if taken:
-        conn.execute(senders.insert(), [{"address": address, "mailman_id": default_mailman_id(address + "#")}
-                                        for address in taken])
+        conn.execute(
+            senders.insert(),
+            [{"address": address, "mailman_id": default_mailman_id(address + "#")} for address in taken],
+        )
         found.update(iter(conn.execute(query.where(senders.c.address.in_(taken)))))
     return found
 
@@ -81,8 +115,7 @@ def mailman_id_owner(conn: Connection, mailman_id: str) -> str | None:
 
 def set_mailman_id(conn: Connection, address: str, mailman_id: str) -> None:
     """Give the sender of `address` this Mailman user id, creating the sender when it has no mail yet."""
-    changed = conn.execute(senders.update().where(senders.c.address == address)
-                           .values(mailman_id=mailman_id)).rowcount
+    changed = conn.execute(senders.update().where(senders.c.address == address).values(mailman_id=mailman_id)).rowcount
     if not changed:
         conn.execute(senders.insert().values(address=address, mailman_id=mailman_id))
 

@@ -27,8 +27,7 @@ def upgrade() -> None:
     op.create_table(
         "satellite_aliases",
         sa.Column("alias", sa.String(255), primary_key=True),
-        sa.Column("satellite_id", sa.Integer,
-                  sa.ForeignKey("satellites.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("satellite_id", sa.Integer, sa.ForeignKey("satellites.id", ondelete="CASCADE"), nullable=False),
     )
     op.create_index("satellite_aliases_key", "satellite_aliases", [sa.text("lower(alias)")], unique=True)
 
@@ -46,9 +45,12 @@ def upgrade() -> None:
         sa.Column("replaced_report", sa.String(16), nullable=True),
     )
     # The slot: one report per satellite, day, hour, quarter and callsign, across every process.
-    op.create_index("reports_slot", "reports",
-                    [sa.text("lower(name)"), "day", "hour", "period", sa.text("upper(callsign)")],
-                    unique=True)
+    op.create_index(
+        "reports_slot",
+        "reports",
+        [sa.text("lower(name)"), "day", "hour", "period", sa.text("upper(callsign)")],
+        unique=True,
+    )
     op.create_index("reports_time", "reports", ["day", "hour", "period", "id"])
     op.create_index("reports_callsign", "reports", [sa.text("upper(callsign)"), "day", "hour"])
 
@@ -77,7 +79,6 @@ def upgrade() -> None:
         sa.Column("hits", sa.Integer, nullable=False),
     )
 
-
     # A counter bumped by triggers on every change of the data that interface A's reads show, so
     # each process can keep rendered answers while the revision they were made at is current.
     op.create_table(
@@ -91,13 +92,17 @@ def upgrade() -> None:
         op.execute("""CREATE FUNCTION bump_data_revision() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN UPDATE data_revision SET revision = revision + 1 WHERE id = 1; RETURN NULL; END $$""")
         for table in watched:
-            op.execute(f"CREATE TRIGGER {table}_revision AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE "
-                       f"ON {table} FOR EACH STATEMENT EXECUTE FUNCTION bump_data_revision()")
+            op.execute(
+                f"CREATE TRIGGER {table}_revision AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE "
+                f"ON {table} FOR EACH STATEMENT EXECUTE FUNCTION bump_data_revision()"
+            )
     else:
         for table in watched:
             for event in ("INSERT", "UPDATE", "DELETE"):
-                op.execute(f"CREATE TRIGGER {table}_{event.lower()}_revision AFTER {event} ON {table} "
-                           "BEGIN UPDATE data_revision SET revision = revision + 1 WHERE id = 1; END")
+                op.execute(
+                    f"CREATE TRIGGER {table}_{event.lower()}_revision AFTER {event} ON {table} "
+                    "BEGIN UPDATE data_revision SET revision = revision + 1 WHERE id = 1; END"
+                )
 
 
 def downgrade() -> None:

@@ -33,8 +33,9 @@ def upgrade() -> None:
         # (day, hour) first: a window is one range of the primary key.
         sa.PrimaryKeyConstraint("day", "hour", "name", "report"),
     )
-    op.execute(f"INSERT INTO report_hours ({COLUMNS}, report_count) "
-               f"SELECT {COLUMNS}, count(*) FROM reports GROUP BY {COLUMNS}")
+    op.execute(
+        f"INSERT INTO report_hours ({COLUMNS}, report_count) SELECT {COLUMNS}, count(*) FROM reports GROUP BY {COLUMNS}"
+    )
     if op.get_bind().dialect.name == "postgresql":
         _postgresql_triggers()
     else:
@@ -42,15 +43,21 @@ def upgrade() -> None:
 
 
 def _sqlite_triggers() -> None:
-    add = (f"INSERT INTO report_hours ({COLUMNS}, report_count) VALUES (NEW.day, NEW.hour, NEW.name, NEW.report, 1) "
-           f"ON CONFLICT ({COLUMNS}) DO UPDATE SET report_count = report_count + 1;")
-    remove = (f"UPDATE report_hours SET report_count = report_count - 1 WHERE {SAME_HOUR.format('OLD')}; "
-              f"DELETE FROM report_hours WHERE {SAME_HOUR.format('OLD')} AND report_count <= 0;")
+    add = (
+        f"INSERT INTO report_hours ({COLUMNS}, report_count) VALUES (NEW.day, NEW.hour, NEW.name, NEW.report, 1) "
+        f"ON CONFLICT ({COLUMNS}) DO UPDATE SET report_count = report_count + 1;"
+    )
+    remove = (
+        f"UPDATE report_hours SET report_count = report_count - 1 WHERE {SAME_HOUR.format('OLD')}; "
+        f"DELETE FROM report_hours WHERE {SAME_HOUR.format('OLD')} AND report_count <= 0;"
+    )
     changed = " OR ".join(f"OLD.{column} IS NOT NEW.{column}" for column in COLUMNS.split(", "))
     op.execute(f"CREATE TRIGGER reports_insert_hours AFTER INSERT ON reports BEGIN {add} END")
     op.execute(f"CREATE TRIGGER reports_delete_hours AFTER DELETE ON reports BEGIN {remove} END")
-    op.execute(f"CREATE TRIGGER reports_update_hours AFTER UPDATE OF {COLUMNS} ON reports WHEN {changed} "
-               f"BEGIN {remove} {add} END")
+    op.execute(
+        f"CREATE TRIGGER reports_update_hours AFTER UPDATE OF {COLUMNS} ON reports WHEN {changed} "
+        f"BEGIN {remove} {add} END"
+    )
 
 
 def _postgresql_triggers() -> None:
@@ -78,13 +85,19 @@ def _postgresql_triggers() -> None:
             END IF;
             RETURN NULL;
         END $$""")
-    for event, tables in (("INSERT", "NEW TABLE AS new_rows"),
-                          ("UPDATE", "OLD TABLE AS old_rows NEW TABLE AS new_rows"),
-                          ("DELETE", "OLD TABLE AS old_rows")):
-        op.execute(f"CREATE TRIGGER reports_tally_{event.lower()} AFTER {event} ON reports "
-                   f"REFERENCING {tables} FOR EACH STATEMENT EXECUTE FUNCTION count_report_hours()")
-    op.execute("CREATE TRIGGER reports_tally_truncate AFTER TRUNCATE ON reports "
-               "FOR EACH STATEMENT EXECUTE FUNCTION count_report_hours()")
+    for event, tables in (
+        ("INSERT", "NEW TABLE AS new_rows"),
+        ("UPDATE", "OLD TABLE AS old_rows NEW TABLE AS new_rows"),
+        ("DELETE", "OLD TABLE AS old_rows"),
+    ):
+        op.execute(
+            f"CREATE TRIGGER reports_tally_{event.lower()} AFTER {event} ON reports "
+            f"REFERENCING {tables} FOR EACH STATEMENT EXECUTE FUNCTION count_report_hours()"
+        )
+    op.execute(
+        "CREATE TRIGGER reports_tally_truncate AFTER TRUNCATE ON reports "
+        "FOR EACH STATEMENT EXECUTE FUNCTION count_report_hours()"
+    )
 
 
 def downgrade() -> None:

@@ -21,8 +21,9 @@ depends_on = None
 
 def upgrade() -> None:
     op.add_column("emails", sa.Column("sender_address", sa.String(254), nullable=True))
-    op.execute("UPDATE emails SET sender_address = "
-               "(SELECT senders.address FROM senders WHERE senders.id = emails.sender_id)")
+    op.execute(
+        "UPDATE emails SET sender_address = (SELECT senders.address FROM senders WHERE senders.id = emails.sender_id)"
+    )
     with op.batch_alter_table("emails") as batch:
         batch.alter_column("sender_address", existing_type=sa.String(254), nullable=False)
 

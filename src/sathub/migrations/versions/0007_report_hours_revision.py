@@ -48,21 +48,31 @@ def _sqlite_triggers() -> None:
         op.execute(f"DROP TRIGGER reports_{event}_revision")
         op.execute(f"DROP TRIGGER reports_{event}_hours")
     changed = " OR ".join(f"OLD.{column} IS NOT NEW.{column}" for column in COLUMNS.split(", "))
-    add = (f"INSERT INTO report_hours ({COLUMNS}, report_count, revision) "
-           f"SELECT NEW.day, NEW.hour, NEW.name, NEW.report, 1, {CURRENT} WHERE {{}} "
-           f"ON CONFLICT ({COLUMNS}) DO UPDATE SET report_count = report_count + 1, revision = excluded.revision;")
-    remove = (f"UPDATE report_hours SET report_count = report_count - 1, revision = {CURRENT} "
-              f"WHERE {SAME_HOUR.format('OLD')} AND ({{}});")
-    bodies = {"insert": add.format("true"), "delete": remove.format("true"),
-              "update": remove.format(changed) + " " + add.format(changed)}
+    add = (
+        f"INSERT INTO report_hours ({COLUMNS}, report_count, revision) "
+        f"SELECT NEW.day, NEW.hour, NEW.name, NEW.report, 1, {CURRENT} WHERE {{}} "
+        f"ON CONFLICT ({COLUMNS}) DO UPDATE SET report_count = report_count + 1, revision = excluded.revision;"
+    )
+    remove = (
+        f"UPDATE report_hours SET report_count = report_count - 1, revision = {CURRENT} "
+        f"WHERE {SAME_HOUR.format('OLD')} AND ({{}});"
+    )
+    bodies = {
+        "insert": add.format("true"),
+        "delete": remove.format("true"),
+        "update": remove.format(changed) + " " + add.format(changed),
+    }
     for event, body in bodies.items():
-        op.execute(f"CREATE TRIGGER reports_{event}_tally AFTER {event.upper()} ON reports "
-                   f"BEGIN {BUMP.format('')}; {body} END")
+        op.execute(
+            f"CREATE TRIGGER reports_{event}_tally AFTER {event.upper()} ON reports BEGIN {BUMP.format('')}; {body} END"
+        )
     for table in CATALOG:
         for event in EVENTS:
             op.execute(f"DROP TRIGGER {table}_{event}_revision")
-            op.execute(f"CREATE TRIGGER {table}_{event}_revision AFTER {event.upper()} ON {table} "
-                       f"BEGIN {BUMP.format(', catalog_revision = catalog_revision + 1')}; END")
+            op.execute(
+                f"CREATE TRIGGER {table}_{event}_revision AFTER {event.upper()} ON {table} "
+                f"BEGIN {BUMP.format(', catalog_revision = catalog_revision + 1')}; END"
+            )
 
 
 def _postgresql_triggers() -> None:
@@ -85,13 +95,17 @@ def _postgresql_triggers() -> None:
             RETURN NULL;
         END $$""")
     op.execute(f"""CREATE FUNCTION bump_catalog_revision() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN {BUMP.format(', catalog_revision = catalog_revision + 1')}; RETURN NULL; END $$""")
+        BEGIN {BUMP.format(", catalog_revision = catalog_revision + 1")}; RETURN NULL; END $$""")
     for table in CATALOG:
         op.execute(f"DROP TRIGGER {table}_revision ON {table}")
-        op.execute(f"CREATE TRIGGER {table}_revision AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE "
-                   f"ON {table} FOR EACH STATEMENT EXECUTE FUNCTION bump_catalog_revision()")
+        op.execute(
+            f"CREATE TRIGGER {table}_revision AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE "
+            f"ON {table} FOR EACH STATEMENT EXECUTE FUNCTION bump_catalog_revision()"
+        )
 
 
 def downgrade() -> None:
-    raise NotImplementedError("0007 is not reversible: the counts of 0 it keeps would need deleting "
-                              "and 0004's triggers recreating; restore a backup instead")
+    raise NotImplementedError(
+        "0007 is not reversible: the counts of 0 it keeps would need deleting "
+        "and 0004's triggers recreating; restore a backup instead"
+    )
