@@ -36,7 +36,7 @@ from bench.common import (
 from sathub import db
 from sathub.status.revision import RevisionProbe
 from sathub.status.rules import period_of_minute
-from sathub.status.store import reports as report_store
+from sathub.status.store import writes as report_writes
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # The bench's own callsigns: Q<digit>… (the hot slots) and Z<digit>… (new slots, as wrk/status_burst.lua
@@ -60,16 +60,20 @@ def prepare(engine, instant: datetime) -> None:
     with db.connect(engine, write=True) as conn:
         conn.execute(sa.text(f"DELETE FROM reports WHERE {OURS}"))
         for slot in range(500):
-            report_store.insert_or_replace_report(
+            report_writes.store_submitted(
                 conn,
-                name="AO-91",
-                day=instant.date(),
-                hour=instant.hour,
-                period=period_of_minute(instant.minute),
-                callsign=hot_callsign(slot),
-                report="Heard",
-                grid_square="EM48",
-            )
+                [
+                    dict(
+                        name="AO-91",
+                        day=instant.date(),
+                        hour=instant.hour,
+                        period=period_of_minute(instant.minute),
+                        callsign=hot_callsign(slot),
+                        report="Heard",
+                        grid_square="EM48",
+                    )
+                ],
+            )[0]
 
 
 def counts(engine) -> tuple[int, int]:

@@ -1,12 +1,12 @@
 """Test data for interface A: upstream's test fixture catalog and report helpers."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 
 from sathub import db
 from sathub.status.store import catalog as catalog_store
-from sathub.status.store import reports as report_store
+from sathub.status.store import writes as report_writes
 
 # A bcrypt hash made by PHP itself (the example of PHP's manual for password_verify), of "rasmuslerdorf".
 PHP_HASH = "$2y$07$BCryptRequires22Chrcte/VlQH0piJtjXl.0t1XkA8pw9dMXTpOq"
@@ -26,7 +26,7 @@ def seed_catalog(engine, rows=FIXTURE_CATALOG, aliases=()) -> None:
 
 
 def hours_ago(hours: float, minute: int = 20) -> datetime:
-    then = datetime.now(timezone.utc) - timedelta(hours=hours)
+    then = datetime.now(UTC) - timedelta(hours=hours)
     return then.replace(minute=minute, second=0, microsecond=0)
 
 
@@ -34,9 +34,20 @@ def store_report(engine, name, when: datetime, callsign="W1AW", report="Heard", 
     from sathub.status.rules import period_of_minute
 
     with db.connect(engine, write=True) as conn:
-        return report_store.insert_or_replace_report(
-            conn, name=name, day=when.date(), hour=when.hour, period=period_of_minute(when.minute),
-            callsign=callsign, report=report, grid_square=grid)
+        return report_writes.store_submitted(
+            conn,
+            [
+                dict(
+                    name=name,
+                    day=when.date(),
+                    hour=when.hour,
+                    period=period_of_minute(when.minute),
+                    callsign=callsign,
+                    report=report,
+                    grid_square=grid,
+                )
+            ],
+        )[0]
 
 
 def bump_revision(engine) -> None:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import bcrypt
 import pytest
@@ -32,9 +32,14 @@ def site(server):
     base, engine = server
     empty_all_tables(engine)
     with db.connect(engine, write=True) as conn:
-        catalog_store.load_catalog(conn, FIXTURE_CATALOG + [
-            {"name": "AO-7_[U/v]", "display_name": "AO-7 Mode B", "website": "https://www.amsat.org/"},
-            {"name": "SO-50", "display_name": "SO-50", "website": ""}])
+        catalog_store.load_catalog(
+            conn,
+            [
+                *FIXTURE_CATALOG,
+                {"name": "AO-7_[U/v]", "display_name": "AO-7 Mode B", "website": "https://www.amsat.org/"},
+                {"name": "SO-50", "display_name": "SO-50", "website": ""},
+            ],
+        )
         account_store.save_user(conn, "admin", bcrypt.hashpw(b"browser-pass", bcrypt.gensalt(4)).decode())
     return base, engine
 
@@ -47,7 +52,7 @@ def page(browser):
 
 
 def now_utc() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def seed_reports(engine) -> None:
@@ -61,8 +66,13 @@ def seed_reports(engine) -> None:
     store_report(engine, "ISS-FM", now - timedelta(days=3, hours=2), callsign="KB1XYZ", report="Crew Active")
     store_report(engine, "AO-7_[U/v]", now - timedelta(days=4), callsign="EA8/DL1ABC", report="Heard")
     for days in range(1, 29, 3):
-        store_report(engine, "AO-7_[U/v]", now - timedelta(days=days, hours=days % 7), callsign="W5API",
-                     report="Heard" if days % 2 else "Not Heard")
+        store_report(
+            engine,
+            "AO-7_[U/v]",
+            now - timedelta(days=days, hours=days % 7),
+            callsign="W5API",
+            report="Heard" if days % 2 else "Not Heard",
+        )
 
 
 def grid_cell_colours(page) -> dict[str, list[str]]:
@@ -171,13 +181,16 @@ def test_a_report_submitted_through_the_form_appears_in_the_grid_and_sat_info(si
     assert [i["report"] for i in items] == ["Not Heard"]
 
 
-@pytest.mark.parametrize("callsign, grid, message", [
-    ("", "", "You must enter a callsign."),
-    ("NOT_A_CALL", "", "The callsign you entered does not appear to be valid"),
-    ("W5API", "ZZ99", "The grid square you entered does not appear to be valid"),
-])
+@pytest.mark.parametrize(
+    "callsign, grid, message",
+    [
+        ("", "", "You must enter a callsign."),
+        ("NOT_A_CALL", "", "The callsign you entered does not appear to be valid"),
+        ("W5API", "ZZ99", "The grid square you entered does not appear to be valid"),
+    ],
+)
 def test_invalid_reports_are_refused_with_their_message(site, page, callsign, grid, message):
-    base, engine = site
+    base, _engine = site
     submit_form(page, base, callsign, grid)
     assert page.get_by_text(message).is_visible()
     assert page.request.get(f"{base}/api/v1/sat_info.php?name=AO-91").json() == []

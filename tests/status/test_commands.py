@@ -19,8 +19,13 @@ def test_catalog_commands(engine):
     assert "77 satellites" in output
     with engine.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(satellites)).scalar() == 77
-        aliases = dict(conn.execute(sa.select(satellite_aliases.c.alias, satellites.c.api_name)
-                                    .select_from(satellite_aliases.join(satellites))).all())
+        aliases = dict(
+            conn.execute(
+                sa.select(satellite_aliases.c.alias, satellites.c.api_name).select_from(
+                    satellite_aliases.join(satellites)
+                )
+            ).all()
+        )
     assert aliases["[B]_AO-7"] == "AO-7_[U/v]" and aliases["LilacSat-2"] == "CAS-3H_[FM]"
     assert run(engine, "catalog", "load").count("77") == 1  # loading again updates in place
     run(engine, "catalog", "add", "NEW-1", "--display-name", "New One", "--website", "https://new.test/")
@@ -46,17 +51,25 @@ def test_admin_add_user(engine):
         stored = conn.execute(sa.select(users.c.password).where(users.c.username == "admin")).scalar_one()
     assert stored.startswith("$2b$") and passwords.verify_password("correct horse", stored)
     assert not passwords.verify_password("wrong", stored)
-    result = CliRunner().invoke(main, ["admin", "add-user", "x", "--database-url", engine.url.render_as_string(False)],
-                                env={"SATHUB_ADMIN_PASSWORD": "short"})
+    result = CliRunner().invoke(
+        main,
+        ["admin", "add-user", "x", "--database-url", engine.url.render_as_string(False)],
+        env={"SATHUB_ADMIN_PASSWORD": "short"},
+    )
     assert result.exit_code == 1 and "at least 8" in result.output
-    result = CliRunner().invoke(main, ["admin", "add-user", "x", "--database-url", engine.url.render_as_string(False)],
-                                env={"SATHUB_ADMIN_PASSWORD": "é" * 40})
+    result = CliRunner().invoke(
+        main,
+        ["admin", "add-user", "x", "--database-url", engine.url.render_as_string(False)],
+        env={"SATHUB_ADMIN_PASSWORD": "é" * 40},
+    )
     assert result.exit_code == 1 and "at most 72 bytes" in result.output
 
 
 def test_catalog_websites_must_be_http_urls(engine, tmp_path):
     url = engine.url.render_as_string(False)
-    result = CliRunner().invoke(main, ["catalog", "add", "X-1", "--website", "javascript:alert(3)", "--database-url", url])
+    result = CliRunner().invoke(
+        main, ["catalog", "add", "X-1", "--website", "javascript:alert(3)", "--database-url", url]
+    )
     assert result.exit_code == 2 and "http:// or https://" in result.output
     csv_file = tmp_path / "catalog.csv"
     csv_file.write_text("name,display_name,website\nX-2,X two,javascript:alert(3)\nX-3,X three,https://x3.test/\n")

@@ -6,16 +6,19 @@ import pytest
 from sathub.status import csrf
 
 
-@pytest.mark.parametrize("headers, foreign", [
-    ({}, False),
-    ({"sec-fetch-site": "none"}, False),
-    ({"sec-fetch-site": "same-site", "origin": "https://amsat.org"}, False),
-    ({"sec-fetch-site": "cross-site"}, True),
-    ({"origin": "https://www.amsat.org"}, False),
-    ({"origin": "https://evil.example"}, True),
-    ({"referer": "https://evil.example/page"}, True),
-    ({"referer": "https://www.amsat.org/status/"}, False),
-])
+@pytest.mark.parametrize(
+    "headers, foreign",
+    [
+        ({}, False),
+        ({"sec-fetch-site": "none"}, False),
+        ({"sec-fetch-site": "same-site", "origin": "https://amsat.org"}, False),
+        ({"sec-fetch-site": "cross-site"}, True),
+        ({"origin": "https://www.amsat.org"}, False),
+        ({"origin": "https://evil.example"}, True),
+        ({"referer": "https://evil.example/page"}, True),
+        ({"referer": "https://www.amsat.org/status/"}, False),
+    ],
+)
 def test_foreign_request_rule(headers, foreign):
     assert csrf.is_foreign(headers, {"https://www.amsat.org"}) is foreign
 

@@ -57,6 +57,7 @@ def test_an_unreachable_database_is_database_unavailable(engine):
 def test_postgresql_sessions_cost_random_pages_as_cached_data_does():
     """A 1,000-email sender's replies are found through the emails_parent index, not by hashing
     the whole table, only when random_page_cost is that of data in memory (db.create_engine)."""
+
     def setting(url: str) -> str:
         engine = db.create_engine(url)
         try:

@@ -9,8 +9,16 @@ from sathub import db
 from sathub.status import tables
 from tests.schema_drift import same_default
 
-STATUS_TABLES = {"satellites", "satellite_aliases", "reports", "report_totals", "users", "rate_limits",
-                 "report_hours", "data_revision"}
+STATUS_TABLES = {
+    "satellites",
+    "satellite_aliases",
+    "reports",
+    "report_totals",
+    "users",
+    "rate_limits",
+    "report_hours",
+    "data_revision",
+}
 
 
 def status_columns(obj, name, type_, reflected, compare_to) -> bool:
@@ -25,12 +33,23 @@ def status_columns(obj, name, type_, reflected, compare_to) -> bool:
 
 @pytest.mark.filterwarnings("ignore:Skipped unsupported reflection of expression-based index")
 def test_migrated_database_matches_tables_py(engine):
-    declared = {table.name for table in (tables.satellites, tables.satellite_aliases, tables.reports,
-                                         tables.report_totals, tables.users, tables.rate_limits,
-                                         tables.report_hours, tables.data_revision)}
+    declared = {
+        table.name
+        for table in (
+            tables.satellites,
+            tables.satellite_aliases,
+            tables.reports,
+            tables.report_totals,
+            tables.users,
+            tables.rate_limits,
+            tables.report_hours,
+            tables.data_revision,
+        )
+    }
     assert declared == STATUS_TABLES
     with engine.connect() as conn:
-        context = MigrationContext.configure(conn, opts={
-            "compare_type": True, "compare_server_default": same_default, "include_object": status_columns})
+        context = MigrationContext.configure(
+            conn, opts={"compare_type": True, "compare_server_default": same_default, "include_object": status_columns}
+        )
         differences = compare_metadata(context, db.metadata)
     assert differences == []

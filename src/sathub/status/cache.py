@@ -106,8 +106,9 @@ class AnswerCache:
             return cast(T, entry[1])  # a key's answers are all made by its endpoint's `compute`
         return await self._computation(key, revision, lambda conn: (revision, compute(conn)))
 
-    async def refreshed(self, key: Hashable, whole: Callable[[Connection], U],
-                        changes: Callable[[RevisionProbe, U], U | None]) -> U:
+    async def refreshed(
+        self, key: Hashable, whole: Callable[[Connection], U], changes: Callable[[RevisionProbe, U], U | None]
+    ) -> U:
         """The answer for `key`, for an answer that says which data revision it was read at
         (`.revision`) and that a write can bring up to date cheaply. When the kept answer is older
         than the revision, `changes(probe, previous)` runs one statement with `probe.execute`
@@ -135,8 +136,9 @@ class AnswerCache:
 
         return await self._computation(key, revision, read)
 
-    async def _computation(self, key: Hashable, revision: int | tuple,
-                           make: Callable[[Connection], tuple[int | tuple, T]]) -> T:
+    async def _computation(
+        self, key: Hashable, revision: int | tuple, make: Callable[[Connection], tuple[int | tuple, T]]
+    ) -> T:
         """The answer `make` returns with the revision to keep it under, made once however many
         requests of `revision` wait for it."""
         computing = self._computing.get((key, revision))

@@ -25,9 +25,11 @@ DEFAULT_ALIASES = resources.files("sathub") / "data" / "aliases.csv"
 
 
 def _csv_rows(path) -> list[dict]:
-    with resources.as_file(Path(path) if isinstance(path, str) else path) as file:
-        with open(file, newline="", encoding="utf-8") as handle:
-            return list(csv.DictReader(handle))
+    with (
+        resources.as_file(Path(path) if isinstance(path, str) else path) as file,
+        open(file, newline="", encoding="utf-8") as handle,
+    ):
+        return list(csv.DictReader(handle))
 
 
 def load_catalog(conn, path=DEFAULT_CATALOG) -> int:

@@ -12,7 +12,7 @@ from sathub.status.api import docs_pages, legacy_arrays, v1
 from sathub.status.pages import outage, satellite_pages, status_page, submit
 
 # The pages' answer while the database is away (the API endpoints answer their own envelope).
-EXCEPTION_HANDLERS = {exception: outage.database_unavailable for exception in UNREACHABLE}
+EXCEPTION_HANDLERS = dict.fromkeys(UNREACHABLE, outage.database_unavailable)
 
 
 def _any_method(path: str, endpoint) -> Route:
@@ -26,9 +26,11 @@ def _docs_pages() -> list[tuple[str, object]]:
     pages = [("/api/", docs_pages.overview_endpoint(docs_pages.FIRST))]
     for generation in (docs_pages.FIRST, docs_pages.LATER):
         folder = generation.folder
-        pages += [(f"{folder}/docs.php", docs_pages.swagger_endpoint(generation)),
-                  (f"{folder}/acknowledgements.php", docs_pages.acknowledgements_endpoint(generation)),
-                  (f"{folder}/{generation.overview_page}", docs_pages.overview_endpoint(generation))]
+        pages += [
+            (f"{folder}/docs.php", docs_pages.swagger_endpoint(generation)),
+            (f"{folder}/acknowledgements.php", docs_pages.acknowledgements_endpoint(generation)),
+            (f"{folder}/{generation.overview_page}", docs_pages.overview_endpoint(generation)),
+        ]
     return pages
 
 

@@ -19,11 +19,17 @@ STATUS_LABELS = {
 }
 
 _REPORT_ALIASES = {
-    "heard": "Heard", "active": "Heard", "satellite active": "Heard",
-    "telemetry only": "Telemetry Only", "telemetry": "Telemetry Only",
-    "telemetry/beacon only": "Telemetry Only", "beacon": "Telemetry Only",
-    "not heard": "Not Heard", "no signal": "Not Heard",
-    "crew active": "Crew Active", "iss crew active": "Crew Active",
+    "heard": "Heard",
+    "active": "Heard",
+    "satellite active": "Heard",
+    "telemetry only": "Telemetry Only",
+    "telemetry": "Telemetry Only",
+    "telemetry/beacon only": "Telemetry Only",
+    "beacon": "Telemetry Only",
+    "not heard": "Not Heard",
+    "no signal": "Not Heard",
+    "crew active": "Crew Active",
+    "iss crew active": "Crew Active",
     "iss crew (voice) active": "Crew Active",
 }
 
@@ -42,8 +48,11 @@ def is_web_url(text: str) -> bool:
         parts = urlsplit(text)
     except ValueError:
         return False
-    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname) and not any(
-        c.isspace() or ord(c) < 32 for c in text)
+    return (
+        parts.scheme.lower() in ("http", "https")
+        and bool(parts.hostname)
+        and not any(c.isspace() or ord(c) < 32 for c in text)
+    )
 
 
 def normalize_report(text: str) -> str | None:
@@ -77,7 +86,7 @@ def parse_grid(text: str) -> str | None:
 
 # --- callsigns (5.2) ---
 
-FORBIDDEN_CALLSIGN_CHARS = frozenset('\\"~`=<>|\'_+.,!@#$%^&*(){}[]')
+FORBIDDEN_CALLSIGN_CHARS = frozenset("\\\"~`=<>|'_+.,!@#$%^&*(){}[]")
 MAX_CALLSIGN = 14
 
 _LONG_FORMS = (
@@ -194,7 +203,7 @@ def php_intval(text: str) -> int:
         whole = int(digits or "0") if len(digits) <= 19 else 2**63  # int() refuses 4,301 digits and more
         return -whole if sign == "-" else whole
     number = float(match.group(0))
-    return int(number) if math.isfinite(number) else int(math.copysign(2 ** 63, number))
+    return int(number) if math.isfinite(number) else int(math.copysign(2**63, number))
 
 
 def period_of_minute(minute: int) -> int:

@@ -5,7 +5,8 @@ import sqlalchemy as sa
 from sathub.db.schema import metadata
 
 satellites = sa.Table(
-    "satellites", metadata,
+    "satellites",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("api_name", sa.String(255), nullable=False),
     sa.Column("display_name", sa.String(255), nullable=False),
@@ -13,14 +14,15 @@ satellites = sa.Table(
 )
 
 satellite_aliases = sa.Table(
-    "satellite_aliases", metadata,
+    "satellite_aliases",
+    metadata,
     sa.Column("alias", sa.String(255), primary_key=True),
-    sa.Column("satellite_id", sa.Integer, sa.ForeignKey("satellites.id", ondelete="CASCADE"),
-              nullable=False),
+    sa.Column("satellite_id", sa.Integer, sa.ForeignKey("satellites.id", ondelete="CASCADE"), nullable=False),
 )
 
 reports = sa.Table(
-    "reports", metadata,
+    "reports",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("name", sa.String(255), nullable=False),
     sa.Column("day", sa.Date, nullable=False),
@@ -33,7 +35,8 @@ reports = sa.Table(
 )
 
 report_totals = sa.Table(
-    "report_totals", metadata,
+    "report_totals",
+    metadata,
     sa.Column("name_key", sa.String(255), primary_key=True),
     sa.Column("report_count", sa.Integer, nullable=False),
     sa.Column("latest_day", sa.Date, nullable=False),
@@ -41,7 +44,8 @@ report_totals = sa.Table(
 )
 
 users = sa.Table(
-    "users", metadata,
+    "users",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("username", sa.String(64), nullable=False, unique=True),
     sa.Column("password", sa.String(255), nullable=False),
@@ -50,7 +54,8 @@ users = sa.Table(
 )
 
 rate_limits = sa.Table(
-    "rate_limits", metadata,
+    "rate_limits",
+    metadata,
     sa.Column("client", sa.String(128), primary_key=True),
     sa.Column("window_start", sa.Integer, nullable=False),
     sa.Column("hits", sa.Integer, nullable=False),
@@ -59,7 +64,8 @@ rate_limits = sa.Table(
 # Kept by the triggers of migrations 0004 and 0007: reports per hour, stored name and report value,
 # with the data revision that last changed the count (counts of 0 stay, as changes to be seen).
 report_hours = sa.Table(
-    "report_hours", metadata,
+    "report_hours",
+    metadata,
     sa.Column("day", sa.Date, primary_key=True),
     sa.Column("hour", sa.SmallInteger, primary_key=True),
     sa.Column("name", sa.String(255), primary_key=True),
@@ -71,7 +77,8 @@ report_hours = sa.Table(
 # One row (id 1), moved by the triggers of migrations 0001 and 0007 on every write to reports and
 # the catalog (catalog_revision by catalog writes alone): what cached answers are checked against.
 data_revision = sa.Table(
-    "data_revision", metadata,
+    "data_revision",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("revision", sa.BigInteger, nullable=False),
     sa.Column("catalog_revision", sa.BigInteger, nullable=False, server_default="0"),  # 0007

@@ -7,7 +7,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from urllib.parse import quote
 
@@ -23,8 +23,9 @@ _GZIP_MINIMUM = 1024
 HTML = "text/html; charset=utf-8"
 
 
-def render(request: Request, template: str, status: int = 200, headers: dict | None = None,
-           media_type: str = HTML, **context) -> Response:
+def render(
+    request: Request, template: str, status: int = 200, headers: dict | None = None, media_type: str = HTML, **context
+) -> Response:
     body = environment.get_template(template).render(**context).encode()
     compressed = _compress(body) if _accepts_gzip(request) else None
     return _response(body, compressed, status, headers, media_type)
@@ -33,13 +34,14 @@ def render(request: Request, template: str, status: int = 200, headers: dict | N
 @dataclass(frozen=True)
 class CachedPage:
     """A page rendered once and served to many: its bytes, their gzip form and a validator."""
+
     body: bytes
     gzipped: bytes | None
     etag: str
     media_type: str = HTML
 
     @classmethod
-    def render(cls, template: str, media_type: str = HTML, **context) -> "CachedPage":
+    def render(cls, template: str, media_type: str = HTML, **context) -> CachedPage:
         body = environment.get_template(template).render(**context).encode()
         gzipped = _compress(body)
         # Of the gzip form (deterministic, and a fraction of the body to hash). Weak: both forms
@@ -51,8 +53,7 @@ class CachedPage:
         headers = {"ETag": self.etag, **headers}
         if status == 200 and not_modified(request, self.etag):
             return Response(status_code=304, headers={"Vary": "Accept-Encoding", **headers})
-        return _response(self.body, self.gzipped if _accepts_gzip(request) else None, status, headers,
-                         self.media_type)
+        return _response(self.body, self.gzipped if _accepts_gzip(request) else None, status, headers, self.media_type)
 
 
 def not_modified(request: Request, etag: str) -> bool:
@@ -74,8 +75,7 @@ def _compress(body: bytes) -> bytes | None:
     return gzip.compress(body, compresslevel=1, mtime=0)  # big pages: speed over the last 20%
 
 
-def _response(body: bytes, compressed: bytes | None, status: int, headers: dict | None,
-              media_type: str) -> Response:
+def _response(body: bytes, compressed: bytes | None, status: int, headers: dict | None, media_type: str) -> Response:
     headers = {"Content-Type": media_type, "Vary": "Accept-Encoding", **(headers or {})}
     if compressed is not None:
         body = compressed
@@ -95,17 +95,27 @@ def asset_url(site: str, name: str) -> str:
     return f"{site}/assets/{name}?v={static_file(name)[1]}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def static_file(name: str) -> tuple[bytes, str]:
     """A file of static/ and a short hash of it (for cache-busting links and ETags)."""
     data = (resources.files("sathub.status") / "static" / name).read_bytes()
     return data, hashlib.sha256(data).hexdigest()[:12]
 
 
-environment = Environment(loader=PackageLoader("sathub.status", "templates"), autoescape=True,
-                          undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-environment.globals.update(satellite_url=satellite_url, feed_url=feed_url, asset_url=asset_url,
-                           donate_url=DONATE_URL, period_labels=PERIOD_LABELS)
+environment = Environment(
+    loader=PackageLoader("sathub.status", "templates"),
+    autoescape=True,
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+environment.globals.update(
+    satellite_url=satellite_url,
+    feed_url=feed_url,
+    asset_url=asset_url,
+    donate_url=DONATE_URL,
+    period_labels=PERIOD_LABELS,
+)
 environment.tests["web_url"] = is_web_url  # rows stored before websites were checked may hold other URLs
 
 

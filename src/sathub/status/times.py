@@ -6,28 +6,36 @@ and, deliberately, rejects PHP's accidental readings (bare letters or numbers, 3
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from email.utils import parsedate_to_datetime
 
-UTC = timezone.utc
+UTC = UTC
 
 _ZONE = r"(?P<zone>Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)"
 _ISO = re.compile(
     r"(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})"
     r"(?:[Tt ]+(?P<H>\d{1,2}):(?P<M>\d{2})(?::(?P<S>\d{2})(?:[.,]\d+)?)?)?"
-    rf"\s*{_ZONE}?", re.I)
+    rf"\s*{_ZONE}?",
+    re.I,
+)
 _BASIC = re.compile(
     r"(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})[Tt](?P<H>\d{2})(?P<M>\d{2})(?P<S>\d{2})?(?:[.,]\d+)?"
-    rf"\s*{_ZONE}?", re.I)
+    rf"\s*{_ZONE}?",
+    re.I,
+)
 _US = re.compile(
     r"(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})"
-    rf"(?:\s+(?P<H>\d{{1,2}}):(?P<M>\d{{2}})(?::(?P<S>\d{{2}}))?)?\s*{_ZONE}?", re.I)
+    rf"(?:\s+(?P<H>\d{{1,2}}):(?P<M>\d{{2}})(?::(?P<S>\d{{2}}))?)?\s*{_ZONE}?",
+    re.I,
+)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _NAMED = re.compile(
     r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?"
     r"(?:(?P<mon1>[a-z]{3})[a-z]*\.?\s+(?P<d1>\d{1,2})(?:st|nd|rd|th)?|(?P<d2>\d{1,2})\s+(?P<mon2>[a-z]{3})[a-z]*\.?)"
     r",?\s+(?P<y>\d{4})"
-    rf"(?:,?\s+(?P<H>\d{{1,2}}):(?P<M>\d{{2}})(?::(?P<S>\d{{2}}))?)?\s*{_ZONE}?", re.I)
+    rf"(?:,?\s+(?P<H>\d{{1,2}}):(?P<M>\d{{2}})(?::(?P<S>\d{{2}}))?)?\s*{_ZONE}?",
+    re.I,
+)
 _UNITS = {"sec": 1, "second": 1, "min": 60, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
 _RELATIVE = re.compile(r"(?P<n>[+-]?\d{1,7})\s*(?P<unit>sec|second|min|minute|hour|day|week)s?(?P<ago>\s+ago)?", re.I)
 _UNIX = re.compile(r"@(?P<s>-?\d{1,12})")
@@ -79,8 +87,9 @@ def parse_timestamp(text: str, now: datetime) -> datetime | None:
 
 def _instant(year, month, day, match: re.Match, now: datetime) -> datetime | None:
     try:
-        local = datetime(int(year), int(month), int(day),
-                         int(match["H"] or 0), int(match["M"] or 0), int(match["S"] or 0))
+        local = datetime(
+            int(year), int(month), int(day), int(match["H"] or 0), int(match["M"] or 0), int(match["S"] or 0)
+        )
         offset = _zone_offset(match["zone"])
         return (local - offset).replace(tzinfo=UTC)
     except (ValueError, OverflowError):

@@ -16,11 +16,17 @@ from sathub.status.tables import reports
 from tests.status.seed import hours_ago, seed_catalog, store_report
 
 SITE = "http://sathub.test"
-PROTECTED = [("GET", "/admin/dashboard.php"), ("GET", "/admin/add_satellite.php"),
-             ("GET", "/admin/manage_satellites.php"), ("GET", "/admin/edit_satellite.php?id=1"),
-             ("POST", "/admin/create_satellite.php"), ("POST", "/admin/update_satellite.php"),
-             ("GET", "/admin/delete_satellite.php?id=1"), ("POST", "/admin/delete_satellite.php"),
-             ("POST", "/admin/logout.php")]
+PROTECTED = [
+    ("GET", "/admin/dashboard.php"),
+    ("GET", "/admin/add_satellite.php"),
+    ("GET", "/admin/manage_satellites.php"),
+    ("GET", "/admin/edit_satellite.php?id=1"),
+    ("POST", "/admin/create_satellite.php"),
+    ("POST", "/admin/update_satellite.php"),
+    ("GET", "/admin/delete_satellite.php?id=1"),
+    ("POST", "/admin/delete_satellite.php"),
+    ("POST", "/admin/logout.php"),
+]
 BROWSER = {"Origin": SITE, "Sec-Fetch-Site": "same-origin"}
 
 
@@ -39,8 +45,9 @@ def seeded(engine):
 
 
 def log_in(client):
-    response = client.post("/admin/login.php", data={"username": "admin", "password": "correct horse"},
-                           follow_redirects=False)
+    response = client.post(
+        "/admin/login.php", data={"username": "admin", "password": "correct horse"}, follow_redirects=False
+    )
     assert response.status_code == 302
     return response
 
@@ -56,8 +63,12 @@ def satellite_id(engine, api_name):
 
 @pytest.mark.parametrize("method, path", PROTECTED)
 def test_every_admin_url_refuses_an_anonymous_request(client, seeded, method, path):
-    response = client.request(method, path, data={"satellite_name": "X", "html_satellite_name": "X", "sat_id": "1",
-                                                  "id": "1", "confirm": "yes"}, follow_redirects=False)
+    response = client.request(
+        method,
+        path,
+        data={"satellite_name": "X", "html_satellite_name": "X", "sat_id": "1", "id": "1", "confirm": "yes"},
+        follow_redirects=False,
+    )
     assert response.status_code == 302
     assert response.headers["location"] == f"{SITE}/admin/index.php"
     with db.connect(seeded) as conn:
@@ -91,11 +102,14 @@ def test_login_sets_a_signed_httponly_strict_cookie_and_redirects_to_the_dashboa
     assert "Add Satellite" in dashboard.text and "Manage Satellites" in dashboard.text
 
 
-@pytest.mark.parametrize("username, password", [("admin", "wrong"), ("nobody", "correct horse"),
-                                                ("admin' OR '1'='1", "x' OR '1'='1"), ("", "")])
+@pytest.mark.parametrize(
+    "username, password",
+    [("admin", "wrong"), ("nobody", "correct horse"), ("admin' OR '1'='1", "x' OR '1'='1"), ("", "")],
+)
 def test_failed_logins_all_say_the_same(client, seeded, username, password):
-    response = client.post("/admin/login.php", data={"username": username, "password": password},
-                           follow_redirects=False)
+    response = client.post(
+        "/admin/login.php", data={"username": username, "password": password}, follow_redirects=False
+    )
     assert response.status_code == 200
     assert "Login failed. Username or password is incorrect." in response.text
     assert sessions.COOKIE not in response.headers.get("set-cookie", "")
@@ -124,8 +138,10 @@ def test_an_unknown_user_and_a_wrong_password_fail_in_the_same_time(client, seed
 
 
 def test_logins_are_rate_limited_per_client(client, seeded):
-    answers = [client.post("/admin/login.php", data={"username": "admin", "password": "wrong"})
-               for _ in range(admin.LOGIN_ATTEMPTS_PER_MINUTE + 1)]
+    answers = [
+        client.post("/admin/login.php", data={"username": "admin", "password": "wrong"})
+        for _ in range(admin.LOGIN_ATTEMPTS_PER_MINUTE + 1)
+    ]
     assert answers[-1].status_code == 429 and int(answers[-1].headers["Retry-After"]) >= 1
 
 
@@ -133,23 +149,35 @@ def test_create_shows_at_once_in_the_api_the_page_and_the_legacy_list(client, se
     log_in(client)
     form = client.get("/admin/add_satellite.php").text
     assert "E.g AO-7 Mode B" in form and "E.g [B]_AO-7" in form and "Including http://" in form
-    response = client.post("/admin/create_satellite.php", headers=BROWSER, data={
-        "satellite_name": "SO-50 FM", "html_satellite_name": "SO-50_[FM]", "website": "https://example.org/so50",
-        "csrf_token": token_of(form)})
+    response = client.post(
+        "/admin/create_satellite.php",
+        headers=BROWSER,
+        data={
+            "satellite_name": "SO-50 FM",
+            "html_satellite_name": "SO-50_[FM]",
+            "website": "https://example.org/so50",
+            "csrf_token": token_of(form),
+        },
+    )
     assert "New record created successfully" in response.text and "Return to Dashboard" in response.text
     assert "SO-50_[FM]" in [item["name"] for item in client.get("/api/v1/catalog.php").json()["data"]]
     assert "SO-50_[FM]" in [item["html_element_name"] for item in client.get("/api/v1/satellites.php").json()]
     assert '<option value="SO-50_[FM]">SO-50 FM</option>' in client.get("/").text
     manage = client.get("/admin/manage_satellites.php").text
-    assert ('<th scope="col">Satellite Name</th><th scope="col">HTML Name</th><th scope="col">Website</th>'
-            in manage)
+    assert '<th scope="col">Satellite Name</th><th scope="col">HTML Name</th><th scope="col">Website</th>' in manage
     assert 'href="https://example.org/so50" target="_blank"' in manage
 
 
-@pytest.mark.parametrize("fields, message", [
-    ({"satellite_name": "", "html_satellite_name": "X-1"}, "You must enter the Satellite Name &amp; HTML Name;"),
-    ({"satellite_name": "Dup", "html_satellite_name": "ao-91"}, "A satellite with the HTML Name ao-91 already exists."),
-])
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"satellite_name": "", "html_satellite_name": "X-1"}, "You must enter the Satellite Name &amp; HTML Name;"),
+        (
+            {"satellite_name": "Dup", "html_satellite_name": "ao-91"},
+            "A satellite with the HTML Name ao-91 already exists.",
+        ),
+    ],
+)
 def test_create_refuses_empty_and_duplicate_names(client, seeded, fields, message):
     log_in(client)
     assert message in client.post("/admin/create_satellite.php", data={**fields, "website": ""}).text
@@ -159,11 +187,15 @@ def test_create_refuses_empty_and_duplicate_names(client, seeded, fields, messag
 
 def test_a_browser_request_without_the_token_changes_nothing(client, seeded):
     log_in(client)
-    response = client.post("/admin/create_satellite.php", headers=BROWSER,
-                           data={"satellite_name": "X", "html_satellite_name": "X-1", "website": ""})
+    response = client.post(
+        "/admin/create_satellite.php",
+        headers=BROWSER,
+        data={"satellite_name": "X", "html_satellite_name": "X-1", "website": ""},
+    )
     assert response.status_code == 403
-    response = client.get(f"/admin/delete_satellite.php?id={satellite_id(seeded, 'FO-29')}",
-                          headers={"Sec-Fetch-Site": "cross-site"})
+    response = client.get(
+        f"/admin/delete_satellite.php?id={satellite_id(seeded, 'FO-29')}", headers={"Sec-Fetch-Site": "cross-site"}
+    )
     assert response.status_code == 403
     with db.connect(seeded) as conn:
         assert len(catalog_store.catalog(conn)) == 3
@@ -172,21 +204,32 @@ def test_a_browser_request_without_the_token_changes_nothing(client, seeded):
 def test_edit_prefills_escaped_values_and_update_renames_keeping_the_old_name_as_alias(client, seeded):
     log_in(client)
     sat = satellite_id(seeded, "FO-29")
-    client.post("/admin/update_satellite.php", data={"sat_id": sat, "satellite_name": "<script>x</script>",
-                                                     "html_satellite_name": "FO-29", "website": ""})
+    client.post(
+        "/admin/update_satellite.php",
+        data={"sat_id": sat, "satellite_name": "<script>x</script>", "html_satellite_name": "FO-29", "website": ""},
+    )
     edit = client.get(f"/admin/edit_satellite.php?id={sat}").text
     assert "<h1>Edit Satellite - &lt;script&gt;x&lt;/script&gt;</h1>" in edit
     assert f'name="sat_id" value="{sat}"' in edit and "Update Satellite Information" in edit
-    response = client.post("/admin/update_satellite.php", headers=BROWSER, data={
-        "sat_id": sat, "satellite_name": "FO-29 Mode JA", "html_satellite_name": "FO-29_[V/u]", "website": "",
-        "csrf_token": token_of(edit)})
+    response = client.post(
+        "/admin/update_satellite.php",
+        headers=BROWSER,
+        data={
+            "sat_id": sat,
+            "satellite_name": "FO-29 Mode JA",
+            "html_satellite_name": "FO-29_[V/u]",
+            "website": "",
+            "csrf_token": token_of(edit),
+        },
+    )
     assert "FO-29 Mode JA updated successfully" in response.text and "Return to Manage Satellite" in response.text
     with db.connect(seeded) as conn:
         assert catalog_store.resolve_api_name(conn, "FO-29", display_names=False) == "FO-29_[V/u]"
 
 
-@pytest.mark.parametrize("path, message", [("/admin/edit_satellite.php?id=abc", "Error"),
-                                           ("/admin/edit_satellite.php?id=999", "0 results")])
+@pytest.mark.parametrize(
+    "path, message", [("/admin/edit_satellite.php?id=abc", "Error"), ("/admin/edit_satellite.php?id=999", "0 results")]
+)
 def test_edit_of_a_bad_or_missing_id(client, seeded, path, message):
     log_in(client)
     assert f'<p class="message" role="status">{message}</p>' in client.get(path).text
@@ -195,8 +238,10 @@ def test_edit_of_a_bad_or_missing_id(client, seeded, path, message):
 def test_update_refuses_a_bad_id_and_a_duplicate_api_name(client, seeded):
     log_in(client)
     assert "Error." in client.post("/admin/update_satellite.php", data={"sat_id": "x"}).text
-    response = client.post("/admin/update_satellite.php", data={
-        "sat_id": satellite_id(seeded, "FO-29"), "satellite_name": "FO-29", "html_satellite_name": "AO-91"})
+    response = client.post(
+        "/admin/update_satellite.php",
+        data={"sat_id": satellite_id(seeded, "FO-29"), "satellite_name": "FO-29", "html_satellite_name": "AO-91"},
+    )
     assert "already exists" in response.text
 
 
@@ -204,7 +249,7 @@ def test_delete_without_reports_is_immediate_through_the_manage_pages_link(clien
     log_in(client)
     manage = client.get("/admin/manage_satellites.php").text
     sat = satellite_id(seeded, "FO-29")
-    link = manage.split(f'/admin/delete_satellite.php?id={sat}&amp;')[1].split('"')[0].replace("&amp;", "&")
+    link = manage.split(f"/admin/delete_satellite.php?id={sat}&amp;")[1].split('"')[0].replace("&amp;", "&")
     response = client.get(f"/admin/delete_satellite.php?id={sat}&{link}", headers=BROWSER)
     assert "Satellite deleted successfully" in response.text
     assert "FO-29" not in [item["name"] for item in client.get("/api/v1/catalog.php").json()["data"]]
@@ -219,8 +264,11 @@ def test_delete_with_reports_asks_first_and_keeps_the_reports(client, seeded):
     assert "AO-91 has 1 report." in question.text
     with db.connect(seeded) as conn:
         assert len(catalog_store.catalog(conn)) == 3
-    response = client.post("/admin/delete_satellite.php", headers=BROWSER, data={
-        "id": sat, "confirm": "yes", "csrf_token": token_of(question.text)})
+    response = client.post(
+        "/admin/delete_satellite.php",
+        headers=BROWSER,
+        data={"id": sat, "confirm": "yes", "csrf_token": token_of(question.text)},
+    )
     assert "Satellite deleted successfully" in response.text
     with seeded.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(reports)).scalar() == 1
@@ -272,21 +320,33 @@ def test_each_admin_page_has_one_link_of_each_name(client, seeded):
         assert page.count(">Add Satellite</a>") == 1 and page.count(">Manage Satellites</a>") == 1, path
 
 
-@pytest.mark.parametrize("website", ["javascript:alert(3)", "data:text/html,<script>x</script>", "ftp://x.org/",
-                                     "www.amsat.org", "https://"])
+@pytest.mark.parametrize(
+    "website", ["javascript:alert(3)", "data:text/html,<script>x</script>", "ftp://x.org/", "www.amsat.org", "https://"]
+)
 def test_a_website_must_be_an_http_url(client, seeded, website):
     log_in(client)
     form = client.get("/admin/add_satellite.php").text
-    response = client.post("/admin/create_satellite.php", headers=BROWSER, data={
-        "satellite_name": "X-1", "html_satellite_name": "X-1", "website": website, "csrf_token": token_of(form)})
+    response = client.post(
+        "/admin/create_satellite.php",
+        headers=BROWSER,
+        data={"satellite_name": "X-1", "html_satellite_name": "X-1", "website": website, "csrf_token": token_of(form)},
+    )
     assert "The website must be an http:// or https:// address." in response.text
     with db.connect(seeded) as conn:
         assert "X-1" not in [row.api_name for row in catalog_store.catalog(conn)]
     entry = satellite_id(seeded, "AO-91")
     form = client.get(f"/admin/edit_satellite.php?id={entry}").text
-    response = client.post("/admin/update_satellite.php", headers=BROWSER, data={
-        "sat_id": str(entry), "satellite_name": "AO-91", "html_satellite_name": "AO-91", "website": website,
-        "csrf_token": token_of(form)})
+    response = client.post(
+        "/admin/update_satellite.php",
+        headers=BROWSER,
+        data={
+            "sat_id": str(entry),
+            "satellite_name": "AO-91",
+            "html_satellite_name": "AO-91",
+            "website": website,
+            "csrf_token": token_of(form),
+        },
+    )
     assert "The website must be an http:// or https:// address." in response.text
 
 
@@ -299,6 +359,9 @@ def test_a_website_stored_before_the_check_is_not_a_link(client, seeded):
 
 
 def test_a_login_body_over_the_limit_is_413(client, seeded):
-    response = client.post("/admin/login.php", content=b"username=admin&password=" + b"x" * (10 * 2**20),
-                           headers={"Content-Type": "application/x-www-form-urlencoded"})
+    response = client.post(
+        "/admin/login.php",
+        content=b"username=admin&password=" + b"x" * (10 * 2**20),
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert response.status_code == 413

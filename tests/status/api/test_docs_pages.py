@@ -18,8 +18,10 @@ from sathub.status.store import catalog as catalog_store
 from tests.live_server import app_in_thread
 
 OVERVIEWS = ["/api/", "/api/index.php", "/api/v1/overview.php"]
-SWAGGER_PAGES = {"/api/docs.php": ("./v1/openapi.php", "./index.php"),
-                 "/api/v1/docs.php": ("./openapi.php", "./overview.php")}
+SWAGGER_PAGES = {
+    "/api/docs.php": ("./v1/openapi.php", "./index.php"),
+    "/api/v1/docs.php": ("./openapi.php", "./overview.php"),
+}
 ACKNOWLEDGEMENTS = {"/api/acknowledgements.php": "./index.php", "/api/v1/acknowledgements.php": "./overview.php"}
 CDN_MARKERS = ("unpkg", "jsdelivr", "cdnjs", "cdn.", "googleapis", "validator.swagger.io")
 
@@ -63,8 +65,9 @@ def test_overview_page(client, path):
             assert "<pre>curl " in block
 
 
-@pytest.mark.parametrize("path, folder", [("/api/", "/api"), ("/api/index.php", "/api"),
-                                          ("/api/v1/overview.php", "/api/v1")])
+@pytest.mark.parametrize(
+    "path, folder", [("/api/", "/api"), ("/api/index.php", "/api"), ("/api/v1/overview.php", "/api/v1")]
+)
 def test_overview_links_follow_the_page_generation(client, path, folder):
     # ca2278e: the docs pages live in /api/; later upstream moved them into /api/v1/ (section 13).
     page = client.get(path).text
@@ -133,7 +136,12 @@ def test_swagger_assets_are_served_from_our_tree(prefixed_client, page_path):
     urls = Links(prefixed_client.get(page_url).text).urls
     assets = [urljoin(page_url, url) for url in urls if "swagger-ui/" in url]
     assert {url.rsplit("/", 1)[1] for url in assets} == {
-        "favicon-32x32.png", "swagger-ui.css", "swagger-ui-bundle.js", "swagger-init.js", "docs-page.css"}
+        "favicon-32x32.png",
+        "swagger-ui.css",
+        "swagger-ui-bundle.js",
+        "swagger-init.js",
+        "docs-page.css",
+    }
     for url in assets:
         assert url.startswith("http://sathub.test/status/api/swagger-ui/")
         response = prefixed_client.get(url)
@@ -169,8 +177,10 @@ def test_pages_under_a_prefix(prefixed_client):
 PREFIXES = ["", "/status"]
 # What a strict deployment may send with the page: no inline script or style, no eval, nothing
 # from another origin. Swagger UI and our page must work under it.
-STRICT_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-              "connect-src 'self'; frame-ancestors 'self'")
+STRICT_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'self'"
+)
 
 
 @pytest.fixture(params=PREFIXES, ids=["root", "prefix"])
@@ -198,18 +208,20 @@ class Visit:
         self.problems: list[str] = []
         self.page.on("request", lambda request: self.requests.append(request.url))
         self.page.on("requestfailed", lambda request: self.problems.append(f"failed: {request.url}"))
-        self.page.on("response", lambda response: response.status >= 400 and self.problems.append(
-            f"{response.status}: {response.url}"))
-        self.page.on("console", lambda message: message.type == "error" and self.problems.append(
-            f"console: {message.text}"))
+        self.page.on(
+            "response",
+            lambda response: response.status >= 400 and self.problems.append(f"{response.status}: {response.url}"),
+        )
+        self.page.on(
+            "console", lambda message: message.type == "error" and self.problems.append(f"console: {message.text}")
+        )
         self.page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
         self.page.route("**/docs.php", self._strict)
 
     @staticmethod
     def _strict(route):
         response = route.fetch()
-        route.fulfill(response=response,
-                      headers={**response.headers, "content-security-policy": STRICT_CSP})
+        route.fulfill(response=response, headers={**response.headers, "content-security-policy": STRICT_CSP})
 
     def close(self):
         self.context.close()
@@ -253,8 +265,7 @@ def test_swagger_ui_5_names_operations_like_upstream(visit, live_site, docs_page
     expect(operation).to_have_accessible_name("GET /reports.php Search recent satellite status reports")
     for item_path, item in docs.DOCUMENT["paths"].items():
         for method in item:
-            expect(page.get_by_role("button", name=operation_name(method.upper(), item_path))
-                   ).to_have_count(1)
+            expect(page.get_by_role("button", name=operation_name(method.upper(), item_path))).to_have_count(1)
 
 
 def try_it_out(visit: Visit, site: str, operation_id: str, path: str):
@@ -263,8 +274,9 @@ def try_it_out(visit: Visit, site: str, operation_id: str, path: str):
     block = page.locator(f"#operations-{operation_id}")
     block.get_by_role("button", name=operation_name("GET", path)).click()
     block.get_by_role("button", name="Try it out").click()
-    with page.expect_response(lambda response: response.url.split("?")[0] == f"{site}/api/v1{path}"
-                              and response.request.method == "GET") as answer:
+    with page.expect_response(
+        lambda response: response.url.split("?")[0] == f"{site}/api/v1{path}" and response.request.method == "GET"
+    ) as answer:
         block.get_by_role("button", name="Execute").click()
     assert answer.value.status == 200
     status_cell = block.locator(".live-responses-table td.response-col_status:not(.col_header)")

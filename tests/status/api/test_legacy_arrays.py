@@ -55,8 +55,11 @@ def test_legacy_arrays_carry_no_version_header_as_upstream(client, seeded):
         response = client.get(path)
         assert response.status_code == 200 and "x-amsat-api-version" not in response.headers
         # upstream's one header, and nosniff (issue 23)
-        assert dict(response.headers) == {"content-type": "application/json", "x-content-type-options": "nosniff",
-                                          "content-length": str(len(response.content))}
+        assert dict(response.headers) == {
+            "content-type": "application/json",
+            "x-content-type-options": "nosniff",
+            "content-length": str(len(response.content)),
+        }
     assert client.get("/api/v1/statuses.php").headers["x-amsat-api-version"] == "1.0.0"
 
 

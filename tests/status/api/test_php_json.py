@@ -16,14 +16,32 @@ from sathub.status.api.php_json import PrettyFragment, php_compact_json, php_pre
 # (and so this module) as \u007f, a known difference not pinned here.
 text = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\x7f"), max_size=8)
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), text)
-values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                       st.dictionaries(text, inner, max_size=4)), max_leaves=12)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(text, inner, max_size=4)),
+    max_leaves=12,
+)
 
 
 def test_the_envelope_layout():
-    body = {"data": [{"id": 1, "name": "AO-91", "website": "https://www.amsat.org/ao-91/", "ok": True,
-                      "none": None, "off": False, "links": {}, "tags": []}], "meta": {"count": 1}}
-    assert php_pretty_json(body) == """{
+    body = {
+        "data": [
+            {
+                "id": 1,
+                "name": "AO-91",
+                "website": "https://www.amsat.org/ao-91/",
+                "ok": True,
+                "none": None,
+                "off": False,
+                "links": {},
+                "tags": [],
+            }
+        ],
+        "meta": {"count": 1},
+    }
+    assert (
+        php_pretty_json(body)
+        == """{
     "data": [
         {
             "id": 1,
@@ -40,18 +58,25 @@ def test_the_envelope_layout():
         "count": 1
     }
 }"""
+    )
 
 
-@pytest.mark.parametrize("value, expected", [
-    ("Ørsted", '"\\u00d8rsted"'),  # non-ASCII as \u escapes, lowercase hex
-    ("😀", '"\\ud83d\\ude00"'),  # a surrogate pair above U+FFFF
-    ("a/b", '"a/b"'),  # slashes unescaped
-    ('q"b\\s', '"q\\"b\\\\s"'),
-    ("\n\r\t\b\f\x01\x1f", '"\\n\\r\\t\\b\\f\\u0001\\u001f"'),
-    ("<&'>", '"<&\'>"'),  # no JSON_HEX_* flag: written as they are
-    (-7, "-7"), (2**63 - 1, "9223372036854775807"),
-    ([], "[]"), ({}, "{}"), ([[]], "[\n    []\n]"),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("Ørsted", '"\\u00d8rsted"'),  # non-ASCII as \u escapes, lowercase hex
+        ("😀", '"\\ud83d\\ude00"'),  # a surrogate pair above U+FFFF
+        ("a/b", '"a/b"'),  # slashes unescaped
+        ('q"b\\s', '"q\\"b\\\\s"'),
+        ("\n\r\t\b\f\x01\x1f", '"\\n\\r\\t\\b\\f\\u0001\\u001f"'),
+        ("<&'>", '"<&\'>"'),  # no JSON_HEX_* flag: written as they are
+        (-7, "-7"),
+        (2**63 - 1, "9223372036854775807"),
+        ([], "[]"),
+        ({}, "{}"),
+        ([[]], "[\n    []\n]"),
+    ],
+)
 def test_pretty_values(value, expected):
     assert php_pretty_json(value) == expected
 
@@ -62,11 +87,19 @@ def test_a_fragment_is_placed_as_it_is():
 
 
 def test_the_legacy_layout():
-    items = [{"id": 1, "name": "AO-7 [U/v]", "html_element_name": "AO-7_[U/v]",
-              "website": "https://www.amsat.org/two-way-satellites/ao-91/"}, {"grid_square": None, "x": "Ø"}]
+    items = [
+        {
+            "id": 1,
+            "name": "AO-7 [U/v]",
+            "html_element_name": "AO-7_[U/v]",
+            "website": "https://www.amsat.org/two-way-satellites/ao-91/",
+        },
+        {"grid_square": None, "x": "Ø"},
+    ]
     assert php_compact_json(items) == (
         b'[{"id":1,"name":"AO-7 [U\\/v]","html_element_name":"AO-7_[U\\/v]",'
-        b'"website":"https:\\/\\/www.amsat.org\\/two-way-satellites\\/ao-91\\/"},{"grid_square":null,"x":"\\u00d8"}]')
+        b'"website":"https:\\/\\/www.amsat.org\\/two-way-satellites\\/ao-91\\/"},{"grid_square":null,"x":"\\u00d8"}]'
+    )
     assert php_compact_json([]) == b"[]"
 
 

@@ -22,9 +22,18 @@ from sathub.status.api.responses import ApiError
 
 
 def request(query_string: str) -> Request:
-    return Request({"type": "http", "method": "GET", "scheme": "http", "server": ("sathub.test", 80),
-                    "path": "/api/v1/reports.php", "raw_path": b"/api/v1/reports.php", "headers": [],
-                    "query_string": query_string.encode()})
+    return Request(
+        {
+            "type": "http",
+            "method": "GET",
+            "scheme": "http",
+            "server": ("sathub.test", 80),
+            "path": "/api/v1/reports.php",
+            "raw_path": b"/api/v1/reports.php",
+            "headers": [],
+            "query_string": query_string.encode(),
+        }
+    )
 
 
 # --- a model of PHP --------------------------------------------------------------------------
@@ -65,9 +74,9 @@ def php_get(pairs: list[tuple[str, str]]) -> dict:
         opening = name.find("[")
         closing = name.find("]", opening + 1)
         if opening <= 0 or closing < 0:  # a plain variable (an unclosed "[" does not make an array)
-            variables[name if opening < 0 else name[:opening] + "_" + name[opening + 1:]] = value
+            variables[name if opening < 0 else name[:opening] + "_" + name[opening + 1 :]] = value
             continue
-        base, index = name[:opening], name[opening + 1:closing]
+        base, index = name[:opening], name[opening + 1 : closing]
         if not isinstance(variables.get(base), PhpArray):  # an array replaces a string of that name
             variables[base] = PhpArray()
         variables[base].set(None if index == "" else php_key(index), value)
@@ -104,28 +113,32 @@ def test_parameters_and_arrays_are_read_as_php_reads_them(pairs, encode_brackets
         assert written(parsed.get(name)) == written(expected.get(name)), name
 
 
-@pytest.mark.parametrize("query_string, value", [
-    ("hours=5&hours=6", "6"),  # 2.5: the last occurrence wins
-    ("hours[]=5&hours=24", "24"),  # a string after an array replaces it
-    ("hours=5&hours[]=6", ["6"]),  # and an array after a string
-    ("hours[]=5&hours[]=6", ["5", "6"]),
-    ("hours[a]=5", {"a": "5"}),
-    ("hours[1]=5", {"1": "5"}),  # keys 0, 1, 2… only make a list
-    ("hours[1]=5&hours[0]=6", {"1": "5", "0": "6"}),  # in that order
-    ("hours[0]=5&hours[1]=6", ["5", "6"]),
-    ("hours[5]=a&hours[]=b", {"5": "a", "6": "b"}),  # [] takes the next integer key
-    ("hours[x]=a&hours[]=b", {"x": "a", "0": "b"}),
-    ("hours[07]=a&hours[]=b", {"07": "a", "0": "b"}),  # "07" is a string key
-    ("hours[]=a&hours[0]=b", ["b"]),  # a key set again keeps its place
-    ("hours%5B%5D=5", ["5"]),  # brackets percent-encoded are brackets
-    ("hours=a+b%26c", "a b&c"),  # "+" is a space; "&" encoded is part of the value
-    ("hours", ""),  # a name without "=" is an empty value
-    ("hours[a]junk=5", {"a": "5"}),
-    # PHP's integer keys end at PHP_INT_MAX; a larger one is a string key (issue 23: int() once refused 5,000 digits)
-    ("hours[9223372036854775807]=a", {"9223372036854775807": "a"}),
-    ("hours[9223372036854775808]=a&hours[]=b", {"9223372036854775808": "a", "0": "b"}),
-    (f"hours[{'9' * 5000}]=a", {"9" * 5000: "a"}),
-])
+@pytest.mark.parametrize(
+    "query_string, value",
+    [
+        ("hours=5&hours=6", "6"),  # 2.5: the last occurrence wins
+        ("hours[]=5&hours=24", "24"),  # a string after an array replaces it
+        ("hours=5&hours[]=6", ["6"]),  # and an array after a string
+        ("hours[]=5&hours[]=6", ["5", "6"]),
+        ("hours[a]=5", {"a": "5"}),
+        ("hours[1]=5", {"1": "5"}),  # keys 0, 1, 2… only make a list
+        ("hours[1]=5&hours[0]=6", {"1": "5", "0": "6"}),  # in that order
+        ("hours[0]=5&hours[1]=6", ["5", "6"]),
+        ("hours[5]=a&hours[]=b", {"5": "a", "6": "b"}),  # [] takes the next integer key
+        ("hours[x]=a&hours[]=b", {"x": "a", "0": "b"}),
+        ("hours[07]=a&hours[]=b", {"07": "a", "0": "b"}),  # "07" is a string key
+        ("hours[]=a&hours[0]=b", ["b"]),  # a key set again keeps its place
+        ("hours%5B%5D=5", ["5"]),  # brackets percent-encoded are brackets
+        ("hours=a+b%26c", "a b&c"),  # "+" is a space; "&" encoded is part of the value
+        ("hours", ""),  # a name without "=" is an empty value
+        ("hours[a]junk=5", {"a": "5"}),
+        # PHP's integer keys end at PHP_INT_MAX; a larger one is a string key (issue 23: int() once
+        # refused 5,000 digits)
+        ("hours[9223372036854775807]=a", {"9223372036854775807": "a"}),
+        ("hours[9223372036854775808]=a&hours[]=b", {"9223372036854775808": "a", "0": "b"}),
+        (f"hours[{'9' * 5000}]=a", {"9" * 5000: "a"}),
+    ],
+)
 def test_examples(query_string, value):
     assert written(query.parse_php_query(query_string)["hours"]) == written(value)
 
@@ -138,45 +151,65 @@ def test_what_the_parameters_are_not():
 # --- the readers of 2.5 ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("query_string, value", [
-    ("", None),
-    ("name=", None),
-    ("name=%20%09%0A%0D%00%0B", None),  # trimmed of space, tab, LF, CR, NUL, vertical tab: nothing left
-    ("name=%20AO-91%09%0A%0D%00%0B", "AO-91"),
-    ("name=%0CAO-91", "\fAO-91"),  # a form feed is not trimmed
-    ("name=AO%2091", "AO 91"),
-    ("name=a&name=AO-91", "AO-91"),
-    ("name[]=AO-91", "Array"),  # an array reads as the text "Array"
-    ("name[x]=AO-91", "Array"),
-])
+@pytest.mark.parametrize(
+    "query_string, value",
+    [
+        ("", None),
+        ("name=", None),
+        ("name=%20%09%0A%0D%00%0B", None),  # trimmed of space, tab, LF, CR, NUL, vertical tab: nothing left
+        ("name=%20AO-91%09%0A%0D%00%0B", "AO-91"),
+        ("name=%0CAO-91", "\fAO-91"),  # a form feed is not trimmed
+        ("name=AO%2091", "AO 91"),
+        ("name=a&name=AO-91", "AO-91"),
+        ("name[]=AO-91", "Array"),  # an array reads as the text "Array"
+        ("name[x]=AO-91", "Array"),
+    ],
+)
 def test_text(query_string, value):
     assert query.text(request(query_string), "name") == value
 
 
-@pytest.mark.parametrize("query_string, value", [
-    ("", 24),  # absent: the default
-    ("hours=", 24),  # exactly empty: the default
-    ("hours=5", 5),
-    ("hours=%205", 5), ("hours=5%20", 5), ("hours=%09%0A5%0D%0B%0C", 5),  # whitespace around a number
-    ("hours=%2B3", 3),
-    ("hours=5.9", 5), ("hours=.5", 1), ("hours=1e3", 720),  # truncated toward zero, then clamped
-    ("hours=-3", 1), ("hours=0", 1), ("hours=721", 720), ("hours=720", 720), ("hours=1", 1),
-    ("hours=" + "9" * 400, 720),  # absurdly large values saturate
-    ("hours=-" + "9" * 400, 1),
-    ("hours=abc&hours=7", 7),  # the last occurrence wins
-])
+@pytest.mark.parametrize(
+    "query_string, value",
+    [
+        ("", 24),  # absent: the default
+        ("hours=", 24),  # exactly empty: the default
+        ("hours=5", 5),
+        ("hours=%205", 5),
+        ("hours=5%20", 5),
+        ("hours=%09%0A5%0D%0B%0C", 5),  # whitespace around a number
+        ("hours=%2B3", 3),
+        ("hours=5.9", 5),
+        ("hours=.5", 1),
+        ("hours=1e3", 720),  # truncated toward zero, then clamped
+        ("hours=-3", 1),
+        ("hours=0", 1),
+        ("hours=721", 720),
+        ("hours=720", 720),
+        ("hours=1", 1),
+        ("hours=" + "9" * 400, 720),  # absurdly large values saturate
+        ("hours=-" + "9" * 400, 1),
+        ("hours=abc&hours=7", 7),  # the last occurrence wins
+    ],
+)
 def test_integer(query_string, value):
     assert query.integer(request(query_string), "hours", 24, 1, 720) == value
 
 
-@pytest.mark.parametrize("query_string, raw", [
-    ("hours=%20", " "),  # only spaces is not numeric
-    ("hours=0x1A", "0x1A"), ("hours=1_000", "1_000"), ("hours=12abc", "12abc"), ("hours=abc", "abc"),
-    ("hours=7&hours=x", "x"),
-    ("hours[]=5", ["5"]),  # an array: the raw array in the details
-    ("hours[]=5&hours[]=6", ["5", "6"]),
-    ("hours[a]=5", {"a": "5"}),
-])
+@pytest.mark.parametrize(
+    "query_string, raw",
+    [
+        ("hours=%20", " "),  # only spaces is not numeric
+        ("hours=0x1A", "0x1A"),
+        ("hours=1_000", "1_000"),
+        ("hours=12abc", "12abc"),
+        ("hours=abc", "abc"),
+        ("hours=7&hours=x", "x"),
+        ("hours[]=5", ["5"]),  # an array: the raw array in the details
+        ("hours[]=5&hours[]=6", ["5", "6"]),
+        ("hours[a]=5", {"a": "5"}),
+    ],
+)
 def test_integer_refused(query_string, raw):
     with pytest.raises(ApiError) as refused:
         query.integer(request(query_string), "hours", 24, 1, 720)
@@ -184,16 +217,26 @@ def test_integer_refused(query_string, raw):
     assert (error.status, error.code, written(error.details)) == (400, "invalid_parameter", written({"hours": raw}))
 
 
-@pytest.mark.parametrize("query_string, value", [
-    ("", False),
-    ("include_stats=", False),
-    ("include_stats=1", True), ("include_stats=true", True), ("include_stats=yes", True), ("include_stats=on", True),
-    ("include_stats=%20TRUE%20", True), ("include_stats=On", True),
-    ("include_stats=false", False), ("include_stats=0", False), ("include_stats=2", False),
-    ("include_stats=y", False), ("include_stats=truee", False),
-    ("include_stats=1&include_stats=0", False),
-    ("include_stats[]=1", False),  # an array is false
-])
+@pytest.mark.parametrize(
+    "query_string, value",
+    [
+        ("", False),
+        ("include_stats=", False),
+        ("include_stats=1", True),
+        ("include_stats=true", True),
+        ("include_stats=yes", True),
+        ("include_stats=on", True),
+        ("include_stats=%20TRUE%20", True),
+        ("include_stats=On", True),
+        ("include_stats=false", False),
+        ("include_stats=0", False),
+        ("include_stats=2", False),
+        ("include_stats=y", False),
+        ("include_stats=truee", False),
+        ("include_stats=1&include_stats=0", False),
+        ("include_stats[]=1", False),  # an array is false
+    ],
+)
 def test_boolean(query_string, value):
     assert query.boolean(request(query_string), "include_stats") is value
 

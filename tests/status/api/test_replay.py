@@ -1,7 +1,7 @@
 """Answers replayed before the framework (api/replay.py): only while the data revision and the
 second they were made in stand, only for the same path, query, scheme and host, only 200s of GETs."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from starlette.testclient import TestClient
@@ -26,7 +26,7 @@ class Counted:
 
 @pytest.fixture
 def clock(monkeypatch):
-    now = [datetime.now(timezone.utc).replace(minute=20, second=5, microsecond=0)]
+    now = [datetime.now(UTC).replace(minute=20, second=5, microsecond=0)]
     monkeypatch.setattr(times, "utc_now", lambda: now[0])
     return now
 
@@ -70,9 +70,9 @@ def test_the_next_second_is_answered_anew(client, seeded, clock):
 
 def test_an_answer_made_across_a_second_boundary_is_not_kept(client, seeded, monkeypatch):
     """The handler may have read the later second: replaying it in the earlier one would be wrong."""
-    ticks = iter(datetime(2026, 11, 24, 12, 0, s, tzinfo=timezone.utc) for s in range(60))
+    ticks = iter(datetime(2026, 11, 24, 12, 0, s, tzinfo=UTC) for s in range(60))
     monkeypatch.setattr(times, "utc_now", lambda: next(ticks))
-    layer, inner = replaying(client)
+    layer, _inner = replaying(client)
     client.get("/api/v1/summary.php?hours=24")
     assert layer._kept == {}
 
@@ -82,8 +82,10 @@ def test_hosts_schemes_and_queries_are_answered_apart(engine, database_url, seed
     app = create_app(Settings(database_url=database_url, secret_key="test-secret"), engine=engine)
     with TestClient(app, base_url="http://one.test") as client:
         _, inner = replaying(client)
-        links = {base: client.get(f"{base}/api/v1/catalog.php?name=AO-91").json()["data"][0]["links"]["self"]
-                 for base in ("http://one.test", "http://two.test", "https://one.test")}
+        links = {
+            base: client.get(f"{base}/api/v1/catalog.php?name=AO-91").json()["data"][0]["links"]["self"]
+            for base in ("http://one.test", "http://two.test", "https://one.test")
+        }
         assert links == {base: f"{base}/api/v1/catalog.php?name=AO-91" for base in links}
         client.get("/api/v1/catalog.php?name=FO-29")
         assert inner.calls == 4
@@ -121,7 +123,7 @@ def test_a_host_the_host_check_refuses_is_refused_every_time(engine, database_ur
     """Hits are replayed before the Host check: only answers that passed it are ever kept."""
     settings = Settings(database_url=database_url, secret_key="s", allowed_hosts="sathub.test")
     with TestClient(create_app(settings, engine=engine), base_url="http://sathub.test") as client:
-        layer, inner = replaying(client)
+        layer, _inner = replaying(client)
         for base in ("http://sathub.test", "http://evil.test", "http://evil.test"):
             client.get(f"{base}/api/v1/statuses.php")
         refused = [client.get("http://evil.test/api/v1/statuses.php") for _ in range(2)]

@@ -18,15 +18,25 @@ def report_rows(engine):
 
 def test_post_json_report(client, seeded):
     when = hours_ago(1, minute=17)
-    response = client.post("/api/v1/reports.php", json={
-        "name": "AO-91", "report": "Telemetry", "callsign": "W5API/EM25",
-        "reported_at": when.strftime("%Y-%m-%dT%H:%M:42Z")})
+    response = client.post(
+        "/api/v1/reports.php",
+        json={
+            "name": "AO-91",
+            "report": "Telemetry",
+            "callsign": "W5API/EM25",
+            "reported_at": when.strftime("%Y-%m-%dT%H:%M:42Z"),
+        },
+    )
     assert response.status_code == 201
     assert response.headers["location"] == f"{BASE}/reports.php?name=AO-91"
     body = response.json()
     assert list(body["data"]) == ["id", "name", "reported_time", "callsign", "report", "grid_square", "replaced_count"]
     assert body["data"]["reported_time"] == when.strftime("%Y-%m-%dT%H:%M:42Z")
-    assert (body["data"]["report"], body["data"]["callsign"], body["data"]["grid_square"]) == ("Telemetry Only", "W5API", "EM25")
+    assert (body["data"]["report"], body["data"]["callsign"], body["data"]["grid_square"]) == (
+        "Telemetry Only",
+        "W5API",
+        "EM25",
+    )
     assert body["links"] == {"satellite_reports": f"{BASE}/reports.php?name=AO-91"}
     rows = report_rows(seeded)
     assert len(rows) == 1 and rows[0].period == 1 and rows[0].id == body["data"]["id"]
@@ -48,64 +58,92 @@ def test_second_report_in_slot_replaces_first(client, seeded):
 
 def test_post_form_with_parts_alias_and_display_name(client, seeded):
     when = hours_ago(5)
-    response = client.post("/api/v1/reports.php", data={
-        "satellite": "ao-91 mode u/v fm", "status": "active", "callsign": "k1abc", "grid_square": "fn42ab12",
-        "year": str(when.year), "month": str(when.month), "day": str(when.day), "hour": str(when.hour)})
+    response = client.post(
+        "/api/v1/reports.php",
+        data={
+            "satellite": "ao-91 mode u/v fm",
+            "status": "active",
+            "callsign": "k1abc",
+            "grid_square": "fn42ab12",
+            "year": str(when.year),
+            "month": str(when.month),
+            "day": str(when.day),
+            "hour": str(when.hour),
+        },
+    )
     assert response.status_code == 201, response.text
     data = response.json()["data"]
-    assert (data["name"], data["report"], data["callsign"], data["grid_square"]) == ("AO-91", "Heard", "K1ABC", "FN42ab")
+    assert (data["name"], data["report"], data["callsign"], data["grid_square"]) == (
+        "AO-91",
+        "Heard",
+        "K1ABC",
+        "FN42ab",
+    )
     assert data["reported_time"] == when.strftime("%Y-%m-%dT%H:30:00Z")  # minute defaults to 30
 
 
 def test_retired_name_stores_under_current_name(client, seeded):
-    response = client.post("/api/v1/reports.php", json={
-        "name": "[b]_ao-7", "report": "Heard", "callsign": "W1AW", "reported_at": "-1 hour"})
+    response = client.post(
+        "/api/v1/reports.php",
+        json={"name": "[b]_ao-7", "report": "Heard", "callsign": "W1AW", "reported_at": "-1 hour"},
+    )
     assert response.status_code == 201 and response.json()["data"]["name"] == "FO-29"
     assert report_rows(seeded)[0].name == "FO-29"
 
 
 def test_multipart_form(client, seeded):
-    response = client.post("/api/v1/reports.php", files={"x": ("a.txt", b"1")}, data={
-        "name": "FO-29", "report": "Heard", "callsign": "W1AW", "reported_at": "-2 hours"})
+    response = client.post(
+        "/api/v1/reports.php",
+        files={"x": ("a.txt", b"1")},
+        data={"name": "FO-29", "report": "Heard", "callsign": "W1AW", "reported_at": "-2 hours"},
+    )
     assert response.status_code == 201
 
 
 VALID = {"name": "AO-91", "report": "Heard", "callsign": "W1AW", "reported_at": "-1 hour"}
 
 
-@pytest.mark.parametrize("change, code", [
-    ({"name": ""}, "missing_name"),
-    ({"name": "", "satellite": "AO-91"}, "missing_name"),  # an empty name does not fall back
-    ({"name": None, "satellite": None}, "missing_name"),
-    ({"name": "NO-SUCH-SAT", "report": "Loud"}, "unknown_satellite"),
-    ({"name": ["AO-91"]}, "unknown_satellite"),
-    ({"report": "Loud"}, "invalid_report"),
-    ({"callsign": "BAD!"}, "invalid_callsign"),
-    ({"callsign": "NOT_A_CALL"}, "invalid_callsign"),
-    ({"callsign": "FN42"}, "invalid_callsign"),
-    ({"callsign": "W1AWß"}, "invalid_callsign"),  # not W1AWSS: upper-casing is ASCII-only, as PHP's
-    ({"callsign": "K1ABﬁ"}, "invalid_callsign"),
-    ({"callsign": {"a": 1}}, "invalid_callsign"),
-    ({"grid_square": "ZZ99"}, "invalid_grid_square"),
-    ({"reported_at": "2026-02-30T10:00:00Z"}, "invalid_reported_at"),
-    ({"reported_at": "a"}, "invalid_reported_at"),
-    ({"reported_at": "+1 hour"}, "future_reported_at"),
-    ({"reported_at": "9999-01-01T00:00:00Z"}, "future_reported_at"),
-    ({"reported_at": "31 Dec 9999 23:59:59 EST"}, "invalid_reported_at"),
-    ({"reported_at": None, "year": 2026, "month": 2}, "missing_reported_at"),
-    ({"reported_at": "", "year": 2026, "month": 2, "day": 30, "hour": 1}, "invalid_reported_at"),
-    ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": 24}, "invalid_reported_at"),
-    ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": 2, "minute": 60}, "invalid_reported_at"),
-    ({"reported_at": None, "year": "", "month": 1, "day": 1, "hour": 2}, "invalid_reported_at"),
-    ({"reported_at": None, "year": "99999", "month": 1, "day": 1, "hour": 2}, "invalid_reported_at"),
-    ({"reported_at": None, "year": 2025, "month": "99999999999999999999999", "day": 1, "hour": 2}, "invalid_reported_at"),
-    ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": 1e20}, "invalid_reported_at"),
-    ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": "1e20"}, "invalid_reported_at"),
-    ({"reported_at": None, "year": 2025, "month": 1e20, "day": 1, "hour": 2}, "invalid_reported_at"),
-    ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": 2, "minute": 5e300}, "invalid_reported_at"),
-    ({"reported_at": None, "year": 99999999999999999999999999999, "month": 1, "day": 1, "hour": 2},
-     "invalid_reported_at"),
-])
+@pytest.mark.parametrize(
+    "change, code",
+    [
+        ({"name": ""}, "missing_name"),
+        ({"name": "", "satellite": "AO-91"}, "missing_name"),  # an empty name does not fall back
+        ({"name": None, "satellite": None}, "missing_name"),
+        ({"name": "NO-SUCH-SAT", "report": "Loud"}, "unknown_satellite"),
+        ({"name": ["AO-91"]}, "unknown_satellite"),
+        ({"report": "Loud"}, "invalid_report"),
+        ({"callsign": "BAD!"}, "invalid_callsign"),
+        ({"callsign": "NOT_A_CALL"}, "invalid_callsign"),
+        ({"callsign": "FN42"}, "invalid_callsign"),
+        ({"callsign": "W1AWß"}, "invalid_callsign"),  # not W1AWSS: upper-casing is ASCII-only, as PHP's
+        ({"callsign": "K1ABﬁ"}, "invalid_callsign"),
+        ({"callsign": {"a": 1}}, "invalid_callsign"),
+        ({"grid_square": "ZZ99"}, "invalid_grid_square"),
+        ({"reported_at": "2026-02-30T10:00:00Z"}, "invalid_reported_at"),
+        ({"reported_at": "a"}, "invalid_reported_at"),
+        ({"reported_at": "+1 hour"}, "future_reported_at"),
+        ({"reported_at": "9999-01-01T00:00:00Z"}, "future_reported_at"),
+        ({"reported_at": "31 Dec 9999 23:59:59 EST"}, "invalid_reported_at"),
+        ({"reported_at": None, "year": 2026, "month": 2}, "missing_reported_at"),
+        ({"reported_at": "", "year": 2026, "month": 2, "day": 30, "hour": 1}, "invalid_reported_at"),
+        ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": 24}, "invalid_reported_at"),
+        ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": 2, "minute": 60}, "invalid_reported_at"),
+        ({"reported_at": None, "year": "", "month": 1, "day": 1, "hour": 2}, "invalid_reported_at"),
+        ({"reported_at": None, "year": "99999", "month": 1, "day": 1, "hour": 2}, "invalid_reported_at"),
+        (
+            {"reported_at": None, "year": 2025, "month": "99999999999999999999999", "day": 1, "hour": 2},
+            "invalid_reported_at",
+        ),
+        ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": 1e20}, "invalid_reported_at"),
+        ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": "1e20"}, "invalid_reported_at"),
+        ({"reported_at": None, "year": 2025, "month": 1e20, "day": 1, "hour": 2}, "invalid_reported_at"),
+        ({"reported_at": None, "year": 2025, "month": 1, "day": 1, "hour": 2, "minute": 5e300}, "invalid_reported_at"),
+        (
+            {"reported_at": None, "year": 99999999999999999999999999999, "month": 1, "day": 1, "hour": 2},
+            "invalid_reported_at",
+        ),
+    ],
+)
 def test_post_validation(client, seeded, change, code):
     response = client.post("/api/v1/reports.php", json={**VALID, **change})
     assert response.status_code == 422 and error_code(response) == code
@@ -117,20 +155,28 @@ def test_invalid_report_lists_allowed_values(client, seeded):
     assert error["details"] == {"allowed_values": ["Heard", "Telemetry Only", "Not Heard", "Crew Active"]}
 
 
-@pytest.mark.parametrize("body, content_type, status, code", [
-    (b"", "application/json", 400, "invalid_json"),
-    (b"{bad", "application/json; charset=utf-8", 400, "invalid_json"),
-    (b'"AO-91"', "Application/JSON", 400, "invalid_json"),
-    (b"null", "application/json", 400, "invalid_json"),
-    (b'{"name": "\xff\xfe"}', "application/json", 400, "invalid_json"),
-    (b'{"name": "\\ud800"}', "application/json", 400, "invalid_json"),
-    (b"[1, 2]", "application/json", 422, "missing_name"),
-    (b"name=AO-91", "text/plain", 422, "missing_name"),
-    (b"name=AO-91", "", 422, "missing_name"),
-    (b"--x\r\nbroken", "multipart/form-data; boundary=x", 422, "missing_name"),
-    (b"name=%ff%fe&report=Heard&callsign=W1AW&reported_at=-1+hour", "application/x-www-form-urlencoded", 422, "unknown_satellite"),
-    (b"[" * 100000, "application/json", 413, "payload_too_large"),
-])
+@pytest.mark.parametrize(
+    "body, content_type, status, code",
+    [
+        (b"", "application/json", 400, "invalid_json"),
+        (b"{bad", "application/json; charset=utf-8", 400, "invalid_json"),
+        (b'"AO-91"', "Application/JSON", 400, "invalid_json"),
+        (b"null", "application/json", 400, "invalid_json"),
+        (b'{"name": "\xff\xfe"}', "application/json", 400, "invalid_json"),
+        (b'{"name": "\\ud800"}', "application/json", 400, "invalid_json"),
+        (b"[1, 2]", "application/json", 422, "missing_name"),
+        (b"name=AO-91", "text/plain", 422, "missing_name"),
+        (b"name=AO-91", "", 422, "missing_name"),
+        (b"--x\r\nbroken", "multipart/form-data; boundary=x", 422, "missing_name"),
+        (
+            b"name=%ff%fe&report=Heard&callsign=W1AW&reported_at=-1+hour",
+            "application/x-www-form-urlencoded",
+            422,
+            "unknown_satellite",
+        ),
+        (b"[" * 100000, "application/json", 413, "payload_too_large"),
+    ],
+)
 def test_bad_bodies(client, seeded, body, content_type, status, code):
     headers = {"content-type": content_type} if content_type else {}
     response = client.post("/api/v1/reports.php", content=body, headers=headers)
@@ -138,9 +184,16 @@ def test_bad_bodies(client, seeded, body, content_type, status, code):
     assert report_rows(seeded) == []
 
 
-@pytest.mark.parametrize("hostile", [
-    "AO-91'; DROP TABLE reports; --", "<script>alert(1)</script>", "AO-91\x00x", "A" * 60000, "💥",
-])
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "AO-91'; DROP TABLE reports; --",
+        "<script>alert(1)</script>",
+        "AO-91\x00x",
+        "A" * 60000,
+        "💥",
+    ],
+)
 def test_hostile_strings_store_nothing(client, seeded, hostile):
     for field in ("name", "callsign", "grid_square", "report", "reported_at"):
         response = client.post("/api/v1/reports.php", json={**VALID, field: hostile})
@@ -165,9 +218,13 @@ def test_non_ascii_catalog_names_match_on_every_backend(client, seeded):
 
     with db.connect(seeded, write=True) as conn:
         catalog_store.load_catalog(conn, [{"name": "OSCAR-Ø", "display_name": "Ørsted Sat", "website": ""}])
-        catalog_store.load_catalog(conn, [{"name": "OSCAR-Ø", "display_name": "Ørsted Sat", "website": ""}])  # no duplicate
+        catalog_store.load_catalog(
+            conn, [{"name": "OSCAR-Ø", "display_name": "Ørsted Sat", "website": ""}]
+        )  # no duplicate
     for name in ("OSCAR-Ø", "oscar-Ø", "Ørsted Sat"):
-        assert [e["name"] for e in client.get("/api/v1/catalog.php", params={"name": name}).json()["data"]] == ["OSCAR-Ø"]
+        assert [e["name"] for e in client.get("/api/v1/catalog.php", params={"name": name}).json()["data"]] == [
+            "OSCAR-Ø"
+        ]
     posted = client.post("/api/v1/reports.php", json={**VALID, "name": "oscar-Ø"})
     assert posted.status_code == 201 and posted.json()["data"]["name"] == "OSCAR-Ø"
     found = client.get("/api/v1/reports.php", params={"name": "Ørsted Sat"}).json()["data"]
@@ -177,16 +234,28 @@ def test_non_ascii_catalog_names_match_on_every_backend(client, seeded):
 
 # --- rules of status-api.md 4.3 that a change to report_input.py must not slip past ---
 
-GOOD_PARTS = {"name": "AO-91", "report": "Heard", "callsign": "W1AW", "grid_square": "FN31",
-              "year": 2024, "month": 2, "day": 29, "hour": 10, "minute": 20}
+GOOD_PARTS = {
+    "name": "AO-91",
+    "report": "Heard",
+    "callsign": "W1AW",
+    "grid_square": "FN31",
+    "year": 2024,
+    "month": 2,
+    "day": 29,
+    "hour": 10,
+    "minute": 20,
+}
 
 
-@pytest.mark.parametrize("change, code", [
-    ({"report": "Loud", "callsign": "BAD!"}, "invalid_report"),  # the report is checked before the callsign
-    ({"callsign": "BAD!", "grid_square": "ZZ99"}, "invalid_callsign"),  # the callsign before the grid
-    ({"grid_square": "ZZ99", "reported_at": "a"}, "invalid_grid_square"),  # the grid before the time
-    ({"reported_at": "a", "callsign": "W1AW"}, "invalid_reported_at"),
-])
+@pytest.mark.parametrize(
+    "change, code",
+    [
+        ({"report": "Loud", "callsign": "BAD!"}, "invalid_report"),  # the report is checked before the callsign
+        ({"callsign": "BAD!", "grid_square": "ZZ99"}, "invalid_callsign"),  # the callsign before the grid
+        ({"grid_square": "ZZ99", "reported_at": "a"}, "invalid_grid_square"),  # the grid before the time
+        ({"reported_at": "a", "callsign": "W1AW"}, "invalid_reported_at"),
+    ],
+)
 def test_the_checks_after_the_name_run_in_the_documented_order(client, seeded, change, code):
     response = client.post("/api/v1/reports.php", json={**VALID, **change})
     assert response.status_code == 422 and error_code(response) == code
@@ -196,8 +265,11 @@ def test_leap_days_exist_only_in_leap_years(client, seeded):
     leap = client.post("/api/v1/reports.php", json=GOOD_PARTS)
     assert leap.status_code == 201 and leap.json()["data"]["reported_time"] == "2024-02-29T10:20:00Z"
     assert client.post("/api/v1/reports.php", json={**VALID, "reported_at": "2024-02-29T09:00:00Z"}).status_code == 201
-    for body in ({**GOOD_PARTS, "year": 2025}, {**VALID, "reported_at": "2025-02-29T09:00:00Z"},
-                 {**GOOD_PARTS, "year": 1900}):
+    for body in (
+        {**GOOD_PARTS, "year": 2025},
+        {**VALID, "reported_at": "2025-02-29T09:00:00Z"},
+        {**GOOD_PARTS, "year": 1900},
+    ):
         response = client.post("/api/v1/reports.php", json=body)
         assert response.status_code == 422 and error_code(response) == "invalid_reported_at"
 
@@ -252,8 +324,15 @@ def test_a_burst_of_posts_shares_transactions_and_keeps_the_slot_rule(engine, se
 
     async def burst():
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://sathub.test") as http:
-            bodies = [{**VALID, "callsign": f"K{n % 10}ABC", "reported_at": when,
-                       "report": "Heard" if n < 10 else "Not Heard"} for n in range(20)]
+            bodies = [
+                {
+                    **VALID,
+                    "callsign": f"K{n % 10}ABC",
+                    "reported_at": when,
+                    "report": "Heard" if n < 10 else "Not Heard",
+                }
+                for n in range(20)
+            ]
             return await asyncio.gather(*(http.post("/api/v1/reports.php", json=body) for body in bodies))
 
     answers = asyncio.run(burst())

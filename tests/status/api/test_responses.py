@@ -28,9 +28,13 @@ def test_head_is_get_without_body(client, seeded):
 def test_envelope_headers_and_php_pretty_print(client, engine):
     seed_catalog(engine, [{"name": "OSCAR-Ø", "display_name": "Ørsted 😀", "website": "https://x.test/a"}])
     response = client.get("/api/v1/catalog.php")
-    for header, value in [("cache-control", "no-store"), ("access-control-allow-origin", "*"),
-                          ("access-control-allow-headers", "Content-Type"), ("x-amsat-api-version", "1.0.0"),
-                          ("x-content-type-options", "nosniff")]:
+    for header, value in [
+        ("cache-control", "no-store"),
+        ("access-control-allow-origin", "*"),
+        ("access-control-allow-headers", "Content-Type"),
+        ("x-amsat-api-version", "1.0.0"),
+        ("x-content-type-options", "nosniff"),
+    ]:
         assert response.headers[header] == value
     text = response.text
     assert text.startswith('{\n    "data": [\n        {\n            "id": ')
@@ -42,12 +46,20 @@ def test_envelope_headers_and_php_pretty_print(client, engine):
 def test_every_json_answer_says_nosniff(client, seeded):
     """A browser never reads interface A's JSON as another type (issue 23): envelope answers, errors
     included, and the legacy arrays; HEAD keeps the header."""
-    answers = [client.get("/api/v1/catalog.php"), client.get("/api/v1/reports.php?hours=x"),
-               client.get("/api/v1/statuses.php"), client.get("/api/v1/health.php"),
-               client.get("/api/v1/catalog.php?name=NO-SUCH"), client.delete("/api/v1/reports.php"),
-               client.post("/api/v1/reports.php", json={}), client.head("/api/v1/summary.php"),
-               client.get("/api/v1/satellites.php"), client.get("/api/v1/sat_info.php?name=AO-91"),
-               client.get("/api/v1/sat_info.php"), client.head("/api/v1/sat_info.php?name=AO-91")]
+    answers = [
+        client.get("/api/v1/catalog.php"),
+        client.get("/api/v1/reports.php?hours=x"),
+        client.get("/api/v1/statuses.php"),
+        client.get("/api/v1/health.php"),
+        client.get("/api/v1/catalog.php?name=NO-SUCH"),
+        client.delete("/api/v1/reports.php"),
+        client.post("/api/v1/reports.php", json={}),
+        client.head("/api/v1/summary.php"),
+        client.get("/api/v1/satellites.php"),
+        client.get("/api/v1/sat_info.php?name=AO-91"),
+        client.get("/api/v1/sat_info.php"),
+        client.head("/api/v1/sat_info.php?name=AO-91"),
+    ]
     for answer in answers:
         assert answer.headers["x-content-type-options"] == "nosniff", answer.request.url
 

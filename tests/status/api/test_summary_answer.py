@@ -32,58 +32,82 @@ def hour(text: str) -> int:
 def body(entries: list[tuple], hours: int = 24) -> bytes:
     """4.4's answer in PHP's pretty print (which is json.dumps(indent=4) for these values, see
     test_php_json): `entries` are (name, display name, report, count, read-form time)."""
-    data = [{"name": name, "satellite_display_name": display, "report": report, "report_count": count,
-             "latest_reported_time": latest} for name, display, report, count, latest in entries]
+    data = [
+        {
+            "name": name,
+            "satellite_display_name": display,
+            "report": report,
+            "report_count": count,
+            "latest_reported_time": latest,
+        }
+        for name, display, report, count, latest in entries
+    ]
     return json.dumps({"data": data, "meta": {"hours": hours, "count": len(data)}}, indent=4).encode()
 
 
 AO91 = "AO-91 Mode U/v FM"
-WHOLE = SummaryRead(revision=7, catalog_revision=2, groups=[
-    Group("AO-91", "Not Heard", 2, hour("2026-11-20T21:00"), AO91),
-    Group("AO-91", "Heard", 2, hour("2026-11-20T23:00"), AO91),
-    Group("AO-91", "Crew Active", 5, hour("2026-11-19T01:00"), AO91),
-    Group("AO-91", "Telemetry Only", 2, hour("2026-11-20T22:00"), AO91),
-    Group("ao-91", "Heard", 1, hour("2026-11-20T08:00"), AO91),
-    Group("ZZ-1", "Heard", 1, hour("2026-11-20T09:00"), None),  # a stored name the catalog lacks
-])
+WHOLE = SummaryRead(
+    revision=7,
+    catalog_revision=2,
+    groups=[
+        Group("AO-91", "Not Heard", 2, hour("2026-11-20T21:00"), AO91),
+        Group("AO-91", "Heard", 2, hour("2026-11-20T23:00"), AO91),
+        Group("AO-91", "Crew Active", 5, hour("2026-11-19T01:00"), AO91),
+        Group("AO-91", "Telemetry Only", 2, hour("2026-11-20T22:00"), AO91),
+        Group("ao-91", "Heard", 1, hour("2026-11-20T08:00"), AO91),
+        Group("ZZ-1", "Heard", 1, hour("2026-11-20T09:00"), None),  # a stored name the catalog lacks
+    ],
+)
 
 
 def test_the_answer_read_whole():
     answer = SummaryAnswer.of(WHOLE, 24)
     # names in the order read (by name, case-insensitive); within a name most reports first, ties
     # in the order Heard, Telemetry Only, Not Heard, Crew Active
-    assert answer.body == body([
-        ("AO-91", AO91, "Crew Active", 5, "2026-11-19T01:30:00Z"),
-        ("AO-91", AO91, "Heard", 2, "2026-11-20T23:30:00Z"),
-        ("AO-91", AO91, "Telemetry Only", 2, "2026-11-20T22:30:00Z"),
-        ("AO-91", AO91, "Not Heard", 2, "2026-11-20T21:30:00Z"),
-        ("ao-91", AO91, "Heard", 1, "2026-11-20T08:30:00Z"),
-        ("ZZ-1", None, "Heard", 1, "2026-11-20T09:30:00Z"),
-    ])
+    assert answer.body == body(
+        [
+            ("AO-91", AO91, "Crew Active", 5, "2026-11-19T01:30:00Z"),
+            ("AO-91", AO91, "Heard", 2, "2026-11-20T23:30:00Z"),
+            ("AO-91", AO91, "Telemetry Only", 2, "2026-11-20T22:30:00Z"),
+            ("AO-91", AO91, "Not Heard", 2, "2026-11-20T21:30:00Z"),
+            ("ao-91", AO91, "Heard", 1, "2026-11-20T08:30:00Z"),
+            ("ZZ-1", None, "Heard", 1, "2026-11-20T09:30:00Z"),
+        ]
+    )
     assert (answer.revision, answer.catalog_revision, answer.hours) == (7, 2, 24)
     assert SummaryAnswer.of(SummaryRead(1, 1, []), 720).body == (
-        b'{\n    "data": [],\n    "meta": {\n        "hours": 720,\n        "count": 0\n    }\n}')
+        b'{\n    "data": [],\n    "meta": {\n        "hours": 720,\n        "count": 0\n    }\n}'
+    )
 
 
 def test_an_answer_brought_up_to_date():
     answer = SummaryAnswer.of(WHOLE, 24)
-    updated = answer.updated(SummaryRead(revision=9, catalog_revision=2, groups=[
-        Changed("AO-91", "Crew Active", 1, hour("2026-11-19T01:00")),  # fewer: now last
-        Changed("AO-91", "Not Heard", 3, hour("2026-11-21T00:00")),  # more: now first
-        Changed("AO-91", "Telemetry Only", 0, None),  # none left in the window: gone
-        Changed("ao-91", "Heard", 0, None),  # the name's last group: the name goes
-        Changed("SO-50", "Heard", 0, None),  # a name it never had, now without reports: nothing to do
-    ]))
-    assert updated.body == body([
-        ("AO-91", AO91, "Not Heard", 3, "2026-11-21T00:30:00Z"),
-        ("AO-91", AO91, "Heard", 2, "2026-11-20T23:30:00Z"),
-        ("AO-91", AO91, "Crew Active", 1, "2026-11-19T01:30:00Z"),
-        ("ZZ-1", None, "Heard", 1, "2026-11-20T09:30:00Z"),
-    ])
+    updated = answer.updated(
+        SummaryRead(
+            revision=9,
+            catalog_revision=2,
+            groups=[
+                Changed("AO-91", "Crew Active", 1, hour("2026-11-19T01:00")),  # fewer: now last
+                Changed("AO-91", "Not Heard", 3, hour("2026-11-21T00:00")),  # more: now first
+                Changed("AO-91", "Telemetry Only", 0, None),  # none left in the window: gone
+                Changed("ao-91", "Heard", 0, None),  # the name's last group: the name goes
+                Changed("SO-50", "Heard", 0, None),  # a name it never had, now without reports: nothing to do
+            ],
+        )
+    )
+    assert updated.body == body(
+        [
+            ("AO-91", AO91, "Not Heard", 3, "2026-11-21T00:30:00Z"),
+            ("AO-91", AO91, "Heard", 2, "2026-11-20T23:30:00Z"),
+            ("AO-91", AO91, "Crew Active", 1, "2026-11-19T01:30:00Z"),
+            ("ZZ-1", None, "Heard", 1, "2026-11-20T09:30:00Z"),
+        ]
+    )
     assert (updated.revision, updated.catalog_revision) == (9, 2)
     assert updated.names == ("AO-91", "ZZ-1")
-    again = updated.updated(SummaryRead(revision=10, catalog_revision=2, groups=[
-        Changed("ao-91", "Heard", 4, hour("2026-11-21T01:00"))]))
+    again = updated.updated(
+        SummaryRead(revision=10, catalog_revision=2, groups=[Changed("ao-91", "Heard", 4, hour("2026-11-21T01:00"))])
+    )
     assert again is None  # the name came back: its place in the order is the database's
 
 
@@ -125,5 +149,3 @@ def test_summary_brought_up_to_date_equals_a_whole_read(migrated_engine, sequenc
         assert updated.revision == whole.revision
         assert updated.body == whole.body
         answer = updated
-
-

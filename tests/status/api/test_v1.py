@@ -2,7 +2,7 @@
 index) through the real app, on SQLite and PostgreSQL (status-api.md 2, 4, 12)."""
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from starlette.testclient import TestClient
@@ -52,6 +52,7 @@ def test_catalog_link_encoding(client, engine):
 
 # --- reports search ---
 
+
 def test_reports_search(client, seeded):
     store_report(seeded, "AO-91", hours_ago(3), callsign="W1AW")
     store_report(seeded, "AO-91", hours_ago(1), callsign="K1ABC", report="Not Heard", grid="")
@@ -63,8 +64,16 @@ def test_reports_search(client, seeded):
     assert list(body["meta"]) == ["count", "limit", "since", "hours"]
     assert body["meta"]["count"] == 2 and body["meta"]["limit"] == 100 and body["meta"]["hours"] == 72
     first = body["data"][0]
-    assert list(first) == ["id", "name", "satellite_display_name", "reported_time", "callsign", "report",
-                           "grid_square", "period"]
+    assert list(first) == [
+        "id",
+        "name",
+        "satellite_display_name",
+        "reported_time",
+        "callsign",
+        "report",
+        "grid_square",
+        "period",
+    ]
     assert first["callsign"] == "K1ABC" and first["grid_square"] == "" and first["period"] == 1
     assert first["satellite_display_name"] == "AO-91 Mode U/v FM"
     assert first["reported_time"].endswith(":30:00Z") and len(first["reported_time"]) == 20
@@ -87,7 +96,7 @@ def test_reports_filters(client, seeded):
 def test_reports_window_and_since(client, seeded):
     store_report(seeded, "AO-91", hours_ago(100))
     assert client.get("/api/v1/reports.php").json()["meta"]["count"] == 0
-    since = (datetime.now(timezone.utc) - timedelta(hours=200)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    since = (datetime.now(UTC) - timedelta(hours=200)).strftime("%Y-%m-%dT%H:%M:%SZ")
     body = client.get("/api/v1/reports.php", params={"since": since, "hours": "5"}).json()
     assert body["meta"]["count"] == 1 and body["meta"]["since"] == since and body["meta"]["hours"] == 5
 
@@ -99,16 +108,19 @@ def test_reports_since_the_end_of_time_are_none(client, seeded, since):
     assert response.status_code == 200 and response.json()["data"] == []
 
 
-@pytest.mark.parametrize("query, status, code", [
-    ("hours=not-a-number", 400, "invalid_parameter"),
-    ("limit=12abc", 400, "invalid_parameter"),
-    ("grid_square=BADGRID", 400, "invalid_grid_square"),
-    ("name=NO-SUCH-SAT", 404, "satellite_not_found"),
-    ("status=Loud", 400, "invalid_status"),
-    ("since=yesterday-ish", 400, "invalid_since"),
-    ("hours=x&name=NO-SUCH-SAT", 400, "invalid_parameter"),  # evaluation order: hours first
-    ("name=NO-SUCH-SAT&since=bad", 404, "satellite_not_found"),
-])
+@pytest.mark.parametrize(
+    "query, status, code",
+    [
+        ("hours=not-a-number", 400, "invalid_parameter"),
+        ("limit=12abc", 400, "invalid_parameter"),
+        ("grid_square=BADGRID", 400, "invalid_grid_square"),
+        ("name=NO-SUCH-SAT", 404, "satellite_not_found"),
+        ("status=Loud", 400, "invalid_status"),
+        ("since=yesterday-ish", 400, "invalid_since"),
+        ("hours=x&name=NO-SUCH-SAT", 400, "invalid_parameter"),  # evaluation order: hours first
+        ("name=NO-SUCH-SAT&since=bad", 404, "satellite_not_found"),
+    ],
+)
 def test_reports_errors(client, seeded, query, status, code):
     response = client.get("/api/v1/reports.php?" + query)
     assert response.status_code == status and error_code(response) == code
@@ -120,16 +132,26 @@ def test_invalid_parameter_details(client, seeded):
     assert error["details"] == {"hours": "not-a-number"}
 
 
-@pytest.mark.parametrize("query, limit, hours", [
-    ("limit=0", 1, 72), ("limit=9999", 500, 72), ("hours=0", 100, 1), ("hours=1e9", 100, 720),
-    ("hours=5.9", 100, 5), ("limit=", 100, 72), ("hours=-3", 100, 1), ("hours=%205", 100, 5),
-])
+@pytest.mark.parametrize(
+    "query, limit, hours",
+    [
+        ("limit=0", 1, 72),
+        ("limit=9999", 500, 72),
+        ("hours=0", 100, 1),
+        ("hours=1e9", 100, 720),
+        ("hours=5.9", 100, 5),
+        ("limit=", 100, 72),
+        ("hours=-3", 100, 1),
+        ("hours=%205", 100, 5),
+    ],
+)
 def test_reports_clamping(client, seeded, query, limit, hours):
     meta = client.get("/api/v1/reports.php?" + query).json()["meta"]
     assert (meta["limit"], meta["hours"]) == (limit, hours)
 
 
 # --- summary, statuses, health ---
+
 
 def test_summary(client, seeded):
     store_report(seeded, "AO-91", hours_ago(2), callsign="W1AW")
@@ -140,7 +162,10 @@ def test_summary(client, seeded):
     body = client.get("/api/v1/summary.php").json()
     assert body["meta"] == {"hours": 24, "count": 3}
     assert [(r["name"], r["report"], r["report_count"]) for r in body["data"]] == [
-        ("AO-91", "Heard", 2), ("AO-91", "Not Heard", 1), ("Retired-Sat", "Heard", 1)]
+        ("AO-91", "Heard", 2),
+        ("AO-91", "Not Heard", 1),
+        ("Retired-Sat", "Heard", 1),
+    ]
     assert list(body["data"][0]) == ["name", "satellite_display_name", "report", "report_count", "latest_reported_time"]
     assert body["data"][0]["latest_reported_time"] == hours_ago(2).strftime("%Y-%m-%dT%H:30:00Z")
     assert body["data"][2]["satellite_display_name"] is None
@@ -154,16 +179,21 @@ def test_summary_follows_writes_of_another_process(client, seeded, engine, setti
     group, a new name) show in its next answer, which is the answer a fresh process gives."""
     other = TestClient(create_app(settings, engine=engine), base_url="http://sathub.test")
     store_report(seeded, "AO-91", hours_ago(2), callsign="W1AW")
-    assert [(r["name"], r["report"], r["report_count"]) for r in client.get("/api/v1/summary.php").json()["data"]] \
-        == [("AO-91", "Heard", 1)]
-    posts = [{"name": "AO-91", "report": "Heard", "callsign": "K1ABC", "reported_at": hours_ago(1).isoformat()},
-             {"name": "AO-91", "report": "Not Heard", "callsign": "W1AW", "reported_at": hours_ago(2).isoformat()},
-             {"name": "FO-29", "report": "Telemetry Only", "callsign": "K1ABC",
-              "reported_at": hours_ago(1).isoformat()},
-             {"name": "AO-91", "report": "Heard", "callsign": "W1AW", "reported_at": hours_ago(2).isoformat()}]
-    expected = [[("AO-91", "Heard", 2)], [("AO-91", "Heard", 1), ("AO-91", "Not Heard", 1)],
-                [("AO-91", "Heard", 1), ("AO-91", "Not Heard", 1), ("FO-29", "Telemetry Only", 1)],
-                [("AO-91", "Heard", 2), ("FO-29", "Telemetry Only", 1)]]
+    assert [(r["name"], r["report"], r["report_count"]) for r in client.get("/api/v1/summary.php").json()["data"]] == [
+        ("AO-91", "Heard", 1)
+    ]
+    posts = [
+        {"name": "AO-91", "report": "Heard", "callsign": "K1ABC", "reported_at": hours_ago(1).isoformat()},
+        {"name": "AO-91", "report": "Not Heard", "callsign": "W1AW", "reported_at": hours_ago(2).isoformat()},
+        {"name": "FO-29", "report": "Telemetry Only", "callsign": "K1ABC", "reported_at": hours_ago(1).isoformat()},
+        {"name": "AO-91", "report": "Heard", "callsign": "W1AW", "reported_at": hours_ago(2).isoformat()},
+    ]
+    expected = [
+        [("AO-91", "Heard", 2)],
+        [("AO-91", "Heard", 1), ("AO-91", "Not Heard", 1)],
+        [("AO-91", "Heard", 1), ("AO-91", "Not Heard", 1), ("FO-29", "Telemetry Only", 1)],
+        [("AO-91", "Heard", 2), ("FO-29", "Telemetry Only", 1)],
+    ]
     for post, rows in zip(posts, expected, strict=True):
         posted = other.post("/api/v1/reports.php", json=post)
         assert posted.status_code == 201, posted.text
@@ -175,11 +205,15 @@ def test_summary_follows_writes_of_another_process(client, seeded, engine, setti
 
 def test_statuses(client):
     body = client.get("/api/v1/statuses.php").json()
-    assert body == {"data": [{"value": "Heard", "label": "Satellite active"},
-                             {"value": "Telemetry Only", "label": "Telemetry or beacon only"},
-                             {"value": "Not Heard", "label": "No signal"},
-                             {"value": "Crew Active", "label": "ISS crew voice active"}],
-                    "meta": {"count": 4}}
+    assert body == {
+        "data": [
+            {"value": "Heard", "label": "Satellite active"},
+            {"value": "Telemetry Only", "label": "Telemetry or beacon only"},
+            {"value": "Not Heard", "label": "No signal"},
+            {"value": "Crew Active", "label": "ISS crew voice active"},
+        ],
+        "meta": {"count": 4},
+    }
 
 
 def test_health(client):
@@ -196,15 +230,24 @@ def test_index_listing(client):
     assert response.headers["content-type"] == "text/plain; charset=utf-8"
     assert "1.0.0" in response.text
     # Upstream aligns the OpenAPI line with "Documentation: " (seven spaces after the colon).
-    assert ("\nDocumentation: http://sathub.test/api/\nOpenAPI:       http://sathub.test/api/v1/openapi.php\n"
-            in response.text)
+    assert (
+        "\nDocumentation: http://sathub.test/api/\nOpenAPI:       http://sathub.test/api/v1/openapi.php\n"
+        in response.text
+    )
     assert f"{BASE}/sat_info.php?name=AO-91&hours=24" in response.text
     assert client.get("/api/v1/index.php").text == response.text
 
 
 def test_unknown_paths_are_404(client):
-    for path in ("/info.php", "/admin/passwordhash.php", "/composer.json", "/db/schema.sql", "/config.php",
-                 "/api/v1/lib/bootstrap.php", "/API/V1/CATALOG.PHP"):
+    for path in (
+        "/info.php",
+        "/admin/passwordhash.php",
+        "/composer.json",
+        "/db/schema.sql",
+        "/config.php",
+        "/api/v1/lib/bootstrap.php",
+        "/API/V1/CATALOG.PHP",
+    ):
         assert client.get(path).status_code == 404
 
 
@@ -221,8 +264,9 @@ def test_path_prefix(engine, database_url):
 
 def test_links_fall_back_to_request_host(engine, database_url):
     seed_catalog(engine)
-    with TestClient(create_app(Settings(database_url=database_url), engine=engine),
-                    base_url="http://example.org:8123") as client:
+    with TestClient(
+        create_app(Settings(database_url=database_url), engine=engine), base_url="http://example.org:8123"
+    ) as client:
         link = client.get("/api/v1/catalog.php").json()["data"][0]["links"]["self"]
         assert link == "http://example.org:8123/api/v1/catalog.php?name=AO-91"
 
@@ -237,16 +281,19 @@ def test_catalog_stats_for_non_ascii_names(client, engine):
 # --- parameters sent as arrays (PHP's $_GET: `x[]=…` is an array, which is no value) ---
 
 
-@pytest.mark.parametrize("query, status, code, details", [
-    ("hours[]=5", 400, "invalid_parameter", {"hours": ["5"]}),
-    ("limit[]=5&limit[]=6", 400, "invalid_parameter", {"limit": ["5", "6"]}),
-    ("hours[a]=5", 400, "invalid_parameter", {"hours": {"a": "5"}}),
-    ("hours=5&hours[]=6", 400, "invalid_parameter", {"hours": ["6"]}),  # the last occurrence wins
-    ("name[]=AO-91", 404, "satellite_not_found", None),  # read as the text "Array"
-    ("grid_square[]=FN31", 400, "invalid_grid_square", None),
-    ("status[]=Heard", 400, "invalid_status", None),
-    ("since[]=2026-01-01", 400, "invalid_since", None),
-])
+@pytest.mark.parametrize(
+    "query, status, code, details",
+    [
+        ("hours[]=5", 400, "invalid_parameter", {"hours": ["5"]}),
+        ("limit[]=5&limit[]=6", 400, "invalid_parameter", {"limit": ["5", "6"]}),
+        ("hours[a]=5", 400, "invalid_parameter", {"hours": {"a": "5"}}),
+        ("hours=5&hours[]=6", 400, "invalid_parameter", {"hours": ["6"]}),  # the last occurrence wins
+        ("name[]=AO-91", 404, "satellite_not_found", None),  # read as the text "Array"
+        ("grid_square[]=FN31", 400, "invalid_grid_square", None),
+        ("status[]=Heard", 400, "invalid_status", None),
+        ("since[]=2026-01-01", 400, "invalid_since", None),
+    ],
+)
 def test_array_parameters_of_reports_are_no_values(client, seeded, query, status, code, details):
     response = client.get(f"/api/v1/reports.php?{query}")
     assert response.status_code == status
@@ -278,7 +325,7 @@ def test_cached_reports_render_meta_since_per_second_and_see_every_write(client,
     from sathub.status import times
 
     store_report(seeded, "AO-91", hours_ago(2))
-    now = datetime.now(timezone.utc).replace(minute=30, second=0, microsecond=0)
+    now = datetime.now(UTC).replace(minute=30, second=0, microsecond=0)
     monkeypatch.setattr(times, "utc_now", lambda: now)
     first = client.get("/api/v1/reports.php", params={"hours": "24"})
     assert client.get("/api/v1/reports.php", params={"hours": "24"}).content == first.content

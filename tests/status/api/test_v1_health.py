@@ -1,7 +1,6 @@
 """Health answers 503 database_unavailable while the database cannot be reached, and recovers on
 its own once it is back, without restarting sathub (status-api.md 4.6)."""
 
-
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -38,11 +37,15 @@ def test_closed_port_is_503_then_health_recovers(proxied_database):
     with TestClient(app) as client:
         down = client.get("/api/v1/health.php")
         assert down.status_code == 503
-        assert down.json()["error"] == {"code": "database_unavailable", "message": down.json()["error"]["message"],
-                                        "status": 503}
+        assert down.json()["error"] == {
+            "code": "database_unavailable",
+            "message": down.json()["error"]["message"],
+            "status": 503,
+        }
         assert client.get("/api/v1/catalog.php").status_code == 503
-        bad_body = client.post("/api/v1/reports.php", content=b"{not json",
-                               headers={"Content-Type": "application/json"})
+        bad_body = client.post(
+            "/api/v1/reports.php", content=b"{not json", headers={"Content-Type": "application/json"}
+        )
         assert bad_body.status_code == 503  # the database is checked before the body (2.3 step 4)
         # Endpoints that need no database keep answering.
         assert client.get("/api/v1/statuses.php").status_code == 200
@@ -65,8 +68,14 @@ def test_pages_answer_503_while_the_database_is_away_and_the_status_page_its_las
     url, proxy = proxied_database
     app = create_app(Settings(database_url=url, base_url="http://sathub.test"))
     with TestClient(app, raise_server_exceptions=False) as client:
-        pages = [("GET", "/"), ("GET", "/index.php"), ("GET", "/submit.php?SatSubmit=yes&SatName=AO-91"),
-                 ("GET", "/satellite/AO-91"), ("GET", "/feeds/AO-91.atom"), ("POST", "/admin/login.php")]
+        pages = [
+            ("GET", "/"),
+            ("GET", "/index.php"),
+            ("GET", "/submit.php?SatSubmit=yes&SatName=AO-91"),
+            ("GET", "/satellite/AO-91"),
+            ("GET", "/feeds/AO-91.atom"),
+            ("POST", "/admin/login.php"),
+        ]
         for method, path in pages:
             form = {"username": "a", "password": "b"} if method == "POST" else None
             response = client.request(method, path, data=form)
@@ -99,12 +108,20 @@ def test_a_server_that_stops_answering_is_503_within_a_second_then_recovers(prox
         assert client.get("/api/v1/health.php").status_code == 200
         assert client.get("/archive/api/lists/").status_code == 200
         proxy.blackhole()
-        requests = [("GET", "/api/v1/health.php"), ("GET", "/api/v1/catalog.php?include_stats=true"),
-                    ("POST", "/api/v1/reports.php"), ("GET", "/archive/api/lists/"), ("GET", "/")]
+        requests = [
+            ("GET", "/api/v1/health.php"),
+            ("GET", "/api/v1/catalog.php?include_stats=true"),
+            ("POST", "/api/v1/reports.php"),
+            ("GET", "/archive/api/lists/"),
+            ("GET", "/"),
+        ]
         for method, path in requests:
             started = time.monotonic()
-            answer = client.request(method, path, json={"name": "AO-91", "report": "Heard", "callsign": "W1AW"}
-                                    if method == "POST" else None)
+            answer = client.request(
+                method,
+                path,
+                json={"name": "AO-91", "report": "Heard", "callsign": "W1AW"} if method == "POST" else None,
+            )
             assert answer.status_code == 503, path
             assert time.monotonic() - started < 1.0, path
             assert "Traceback" not in answer.text
@@ -114,8 +131,12 @@ def test_a_server_that_stops_answering_is_503_within_a_second_then_recovers(prox
         while client.get("/api/v1/health.php").status_code != 200:
             assert time.monotonic() < deadline, "not back within 2 s of the server answering again"
             time.sleep(0.05)
-        report = {"name": "AO-91", "report": "Heard", "callsign": "W1AW",
-                  "reported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        report = {
+            "name": "AO-91",
+            "report": "Heard",
+            "callsign": "W1AW",
+            "reported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
         assert client.post("/api/v1/reports.php", json=report).status_code == 201
         assert client.get("/archive/api/lists/").status_code == 200
     app.state.engine.dispose()
@@ -182,11 +203,10 @@ def test_a_read_whose_server_freezes_before_its_close_is_not_left_waiting(proxie
     proxy.start()
     engine = db.create_engine(url, timeout=1)
     started = None
-    with pytest.raises(db.DatabaseUnavailable):
-        with db.connect(engine) as conn:
-            assert conn.exec_driver_sql("SELECT 1").scalar_one() == 1
-            proxy.blackhole()
-            started = time.monotonic()
+    with pytest.raises(db.DatabaseUnavailable), db.connect(engine) as conn:
+        assert conn.exec_driver_sql("SELECT 1").scalar_one() == 1
+        proxy.blackhole()
+        started = time.monotonic()
     assert time.monotonic() - started < 2
     engine.dispose()
     proxy.stop()
@@ -199,9 +219,8 @@ def test_a_connection_lost_within_a_block_is_an_operational_error(proxied_databa
     url, proxy = proxied_database
     proxy.start()
     engine = db.create_engine(url, timeout=5)
-    with pytest.raises(sa.exc.OperationalError):
-        with db.connect(engine, write=write) as conn:
-            assert conn.exec_driver_sql("SELECT 1").scalar_one() == 1
-            proxy.stop()
-            conn.exec_driver_sql("SELECT 1")
+    with pytest.raises(sa.exc.OperationalError), db.connect(engine, write=write) as conn:
+        assert conn.exec_driver_sql("SELECT 1").scalar_one() == 1
+        proxy.stop()
+        conn.exec_driver_sql("SELECT 1")
     engine.dispose()

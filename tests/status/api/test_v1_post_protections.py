@@ -28,15 +28,24 @@ from tests.status.api.envelope import error_code
 from tests.status.seed import hours_ago
 
 SITE = "http://sathub.test"
-ENVELOPE_HEADERS = {"content-type": "application/json; charset=utf-8", "cache-control": "no-store",
-                    "access-control-allow-origin": "*", "access-control-allow-headers": "Content-Type",
-                    "x-amsat-api-version": "1.0.0", "x-content-type-options": "nosniff"}
+ENVELOPE_HEADERS = {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+    "access-control-allow-origin": "*",
+    "access-control-allow-headers": "Content-Type",
+    "x-amsat-api-version": "1.0.0",
+    "x-content-type-options": "nosniff",
+}
 
 
 def report(n: int = 0) -> dict:
     """A valid report, in a slot of its own for each n (a callsign each)."""
-    return {"name": "AO-91", "report": "Heard", "callsign": f"K{n % 10}A{chr(65 + n // 10 % 26)}{chr(65 + n // 260)}",
-            "reported_at": hours_ago(1).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    return {
+        "name": "AO-91",
+        "report": "Heard",
+        "callsign": f"K{n % 10}A{chr(65 + n // 10 % 26)}{chr(65 + n // 260)}",
+        "reported_at": hours_ago(1).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
 
 
 def stored_count(engine) -> int:
@@ -58,12 +67,19 @@ def frozen_minute(monkeypatch):
 def burst(apps, bodies, address: str = "192.0.2.7", **request) -> list[httpx.Response]:
     """All the POSTs at once, from one client address, spread over `apps` (each a process of
     its own: its own writer and transactions, the database shared)."""
+
     async def run():
-        clients = [httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(address, 4321)), base_url=SITE)
-                   for app in apps]
+        clients = [
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(address, 4321)), base_url=SITE)
+            for app in apps
+        ]
         try:
-            return await asyncio.gather(*(clients[n % len(clients)].post("/api/v1/reports.php", json=body, **request)
-                                          for n, body in enumerate(bodies)))
+            return await asyncio.gather(
+                *(
+                    clients[n % len(clients)].post("/api/v1/reports.php", json=body, **request)
+                    for n, body in enumerate(bodies)
+                )
+            )
         finally:
             for http in clients:
                 await http.aclose()
@@ -72,6 +88,7 @@ def burst(apps, bodies, address: str = "192.0.2.7", **request) -> list[httpx.Res
 
 
 # --- the rate limit ---
+
 
 def test_100_posts_at_once_from_one_address_get_60_stored_then_429(seeded, settings, frozen_minute):
     app = create_app(settings, engine=seeded)
@@ -82,8 +99,13 @@ def test_100_posts_at_once_from_one_address_get_60_stored_then_429(seeded, setti
     assert Counter(a.status_code for a in answers) == {201: 60, 429: 40}
     assert stored_count(seeded) == 60
     refused = next(a for a in answers if a.status_code == 429)
-    assert refused.json() == {"error": {"code": "rate_limited", "message": (
-        "Too many reports from this address: try again in 30 seconds."), "status": 429}}
+    assert refused.json() == {
+        "error": {
+            "code": "rate_limited",
+            "message": ("Too many reports from this address: try again in 30 seconds."),
+            "status": 429,
+        }
+    }
     assert refused.headers["retry-after"] == "30"
     assert {key: refused.headers[key] for key in ENVELOPE_HEADERS} == ENVELOPE_HEADERS
     # another address has a count of its own
@@ -103,30 +125,46 @@ def test_the_limit_holds_across_processes(seeded, settings, database_url, frozen
 
 def test_refused_posts_count_as_submit_php_counts_its_refusals(seeded, settings, frozen_minute):
     limited = TestClient(create_app(replace(settings, api_rate_per_minute=4), engine=seeded), base_url=SITE)
-    refusals = [limited.post("/api/v1/reports.php", json={**report(), "callsign": "BAD!"}),
-                limited.post("/api/v1/reports.php", json={**report(), "name": "NO-SUCH-SAT"}),
-                limited.post("/api/v1/reports.php", content=b"{not json", headers={"content-type": "application/json"})]
+    refusals = [
+        limited.post("/api/v1/reports.php", json={**report(), "callsign": "BAD!"}),
+        limited.post("/api/v1/reports.php", json={**report(), "name": "NO-SUCH-SAT"}),
+        limited.post("/api/v1/reports.php", content=b"{not json", headers={"content-type": "application/json"}),
+    ]
     assert [a.status_code for a in refusals] == [422, 422, 400]
     # refused before they are read, as submit.php refuses them: not counted
-    assert limited.post("/api/v1/reports.php", json=report(), headers={"Sec-Fetch-Site": "cross-site"}).status_code \
-        == 403
+    assert (
+        limited.post("/api/v1/reports.php", json=report(), headers={"Sec-Fetch-Site": "cross-site"}).status_code == 403
+    )
     assert limited.post("/api/v1/reports.php", content=b"x" * 70000).status_code == 413
     assert limited.post("/api/v1/reports.php", json=report(1)).status_code == 201  # the fourth
-    over = [limited.post("/api/v1/reports.php", json=report(2)), limited.post("/api/v1/reports.php", json={}),
-            limited.post("/api/v1/reports.php", content=b"[", headers={"content-type": "application/json"})]
+    over = [
+        limited.post("/api/v1/reports.php", json=report(2)),
+        limited.post("/api/v1/reports.php", json={}),
+        limited.post("/api/v1/reports.php", content=b"[", headers={"content-type": "application/json"}),
+    ]
     assert [(a.status_code, error_code(a)) for a in over] == [(429, "rate_limited")] * 3
     assert stored_count(seeded) == 1
 
 
 def test_the_form_and_the_api_count_apart(seeded, settings, frozen_minute):
-    limited = TestClient(create_app(replace(settings, api_rate_per_minute=2, submit_rate_per_minute=2),
-                                    engine=seeded), base_url=SITE)
+    limited = TestClient(
+        create_app(replace(settings, api_rate_per_minute=2, submit_rate_per_minute=2), engine=seeded), base_url=SITE
+    )
     now = hours_ago(0)
 
     def form(call: str) -> int:
-        fields = {"SatSubmit": "yes", "Confirm": "yes", "SatName": "AO-91", "SatYear": f"{now:%Y}",
-                  "SatMonth": f"{now:%m}", "SatDay": f"{now:%d}", "SatHour": f"{now:%H}", "SatPeriod": "0",
-                  "SatCall": call, "SatReport": "Heard"}
+        fields = {
+            "SatSubmit": "yes",
+            "Confirm": "yes",
+            "SatName": "AO-91",
+            "SatYear": f"{now:%Y}",
+            "SatMonth": f"{now:%m}",
+            "SatDay": f"{now:%d}",
+            "SatHour": f"{now:%H}",
+            "SatPeriod": "0",
+            "SatCall": call,
+            "SatReport": "Heard",
+        }
         return limited.get("/submit.php?" + urlencode(fields)).status_code
 
     assert [form(call) for call in ("W1AW", "K1ABC", "DL1ABC")] == [200, 200, 429]
@@ -168,8 +206,13 @@ def test_a_browser_post_started_by_another_site_is_refused(client, seeded, heade
     sent = {"data": report()} if body == "form" else {"json": report()}
     response = client.post("/api/v1/reports.php", headers=headers, **sent)
     assert response.status_code == 403
-    assert response.json() == {"error": {"code": "cross_site_request", "message": (
-        "Reports cannot be sent by a web page of another site."), "status": 403}}
+    assert response.json() == {
+        "error": {
+            "code": "cross_site_request",
+            "message": ("Reports cannot be sent by a web page of another site."),
+            "status": 403,
+        }
+    }
     assert {key: response.headers[key] for key in ENVELOPE_HEADERS} == ENVELOPE_HEADERS
     assert "location" not in response.headers
     assert stored_count(seeded) == 0
@@ -183,16 +226,36 @@ def test_apps_scripts_and_the_sites_own_pages_post_as_before(client, seeded, hea
 
 
 def test_options_and_cors_answer_as_before_whoever_asks(client):
-    response = client.options("/api/v1/reports.php", headers={
-        "Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site", "Access-Control-Request-Method": "POST"})
+    response = client.options(
+        "/api/v1/reports.php",
+        headers={
+            "Origin": "https://evil.example",
+            "Sec-Fetch-Site": "cross-site",
+            "Access-Control-Request-Method": "POST",
+        },
+    )
     assert response.status_code == 204 and response.content == b""
-    assert {key: response.headers[key] for key in ("access-control-allow-origin", "access-control-allow-headers",
-                                                   "access-control-allow-methods", "allow")} == {
-        "access-control-allow-origin": "*", "access-control-allow-headers": "Content-Type",
-        "access-control-allow-methods": "GET, POST", "allow": "GET, POST"}
+    assert {
+        key: response.headers[key]
+        for key in (
+            "access-control-allow-origin",
+            "access-control-allow-headers",
+            "access-control-allow-methods",
+            "allow",
+        )
+    } == {
+        "access-control-allow-origin": "*",
+        "access-control-allow-headers": "Content-Type",
+        "access-control-allow-methods": "GET, POST",
+        "allow": "GET, POST",
+    }
     # reads stay open to every site
-    assert client.get("/api/v1/statuses.php", headers={"Origin": "https://evil.example",
-                                                        "Sec-Fetch-Site": "cross-site"}).status_code == 200
+    assert (
+        client.get(
+            "/api/v1/statuses.php", headers={"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}
+        ).status_code
+        == 200
+    )
 
 
 def test_the_api_and_the_form_refuse_by_one_rule(client, seeded, monkeypatch):
@@ -201,9 +264,19 @@ def test_the_api_and_the_form_refuse_by_one_rule(client, seeded, monkeypatch):
     foreign = {"X-Test-Foreign": "1"}
     assert client.post("/api/v1/reports.php", json=report(), headers=foreign).status_code == 403
     now = hours_ago(0)
-    fields = {"SatSubmit": "yes", "Confirm": "yes", "SatName": "AO-91", "SatYear": f"{now:%Y}",
-              "SatMonth": f"{now:%m}", "SatDay": f"{now:%d}", "SatHour": f"{now:%H}", "SatPeriod": "0",
-              "SatCall": "W1AW", "SatReport": "Heard"}
+    fields = {
+        "SatSubmit": "yes",
+        "Confirm": "yes",
+        "SatName": "AO-91",
+        "SatYear": f"{now:%Y}",
+        "SatMonth": f"{now:%m}",
+        "SatDay": f"{now:%d}",
+        "SatHour": f"{now:%H}",
+        "SatPeriod": "0",
+        "SatCall": "W1AW",
+        "SatReport": "Heard",
+    }
     assert client.get("/submit.php?" + urlencode(fields), headers=foreign).status_code == 403
-    assert client.post("/api/v1/reports.php", json=report(), headers={"Sec-Fetch-Site": "cross-site"}).status_code \
-        == 201
+    assert (
+        client.post("/api/v1/reports.php", json=report(), headers={"Sec-Fetch-Site": "cross-site"}).status_code == 201
+    )

@@ -34,9 +34,20 @@ def write_csv(tmp_path, *lines, name="satellite.csv"):
 
 def stored(engine) -> list[tuple]:
     with engine.connect() as conn:
-        return [tuple(row) for row in conn.execute(
-            sa.select(reports.c.name, reports.c.day, reports.c.hour, reports.c.period, reports.c.callsign,
-                      reports.c.report, reports.c.grid_square).order_by(reports.c.id))]
+        return [
+            tuple(row)
+            for row in conn.execute(
+                sa.select(
+                    reports.c.name,
+                    reports.c.day,
+                    reports.c.hour,
+                    reports.c.period,
+                    reports.c.callsign,
+                    reports.c.report,
+                    reports.c.grid_square,
+                ).order_by(reports.c.id)
+            )
+        ]
 
 
 def ids(engine) -> list[int]:
@@ -52,24 +63,40 @@ def assert_totals_exact(engine) -> None:
             total = expected.setdefault(key, [0, (day, hour)])
             total[0] += 1
             total[1] = max(total[1], (day, hour))
-        kept = {row.name_key: [row.report_count, (row.latest_day, row.latest_hour)]
-                for row in conn.execute(sa.select(report_totals))}
+        kept = {
+            row.name_key: [row.report_count, (row.latest_day, row.latest_hour)]
+            for row in conn.execute(sa.select(report_totals))
+        }
     assert kept == expected
 
 
 # --- CSV ---
 
-@pytest.mark.parametrize("header, separator", [
-    (HEADER, ","),
-    ("\ufeffID, Name ,LONGNAME,Day,Hour,Period,CallSign,Report,Grid_Square", ","),  # BOM, case, spaces
-    ("name;day;hour;period;callsign;report;grid_square", ";"),
-    ("id\tname\tlongname\tday\thour\tperiod\tcallsign\treport\tgrid_square", "\t"),  # mysql --batch
-])
+
+@pytest.mark.parametrize(
+    "header, separator",
+    [
+        (HEADER, ","),
+        ("\ufeffID, Name ,LONGNAME,Day,Hour,Period,CallSign,Report,Grid_Square", ","),  # BOM, case, spaces
+        ("name;day;hour;period;callsign;report;grid_square", ";"),
+        ("id\tname\tlongname\tday\thour\tperiod\tcallsign\treport\tgrid_square", "\t"),  # mysql --batch
+    ],
+)
 def test_csv_header_variants_and_extra_columns(engine, tmp_path, header, separator):
     columns = [name.strip().lstrip("\ufeff").lower() for name in header.split(separator)]
-    values = {"id": "7", "name": "AO-91", "longname": "ignored", "day": "2024-03-01", "hour": "5",
-              "period": "2", "callsign": "W1AW", "report": "Heard", "grid_square": "NULL",
-              "upmode": "x", "downmode": "y"}
+    values = {
+        "id": "7",
+        "name": "AO-91",
+        "longname": "ignored",
+        "day": "2024-03-01",
+        "hour": "5",
+        "period": "2",
+        "callsign": "W1AW",
+        "report": "Heard",
+        "grid_square": "NULL",
+        "upmode": "x",
+        "downmode": "y",
+    }
     line = separator.join(values[column] for column in columns)
     summary = legacy_import.run(engine, write_csv(tmp_path, header, line))
     assert (summary.rows_read, summary.stored_new) == (1, 1)
@@ -78,7 +105,8 @@ def test_csv_header_variants_and_extra_columns(engine, tmp_path, header, separat
 
 def test_csv_duplicates_in_one_slot_keep_the_later_and_a_second_run_adds_nothing(engine, tmp_path):
     source = write_csv(
-        tmp_path, HEADER,
+        tmp_path,
+        HEADER,
         "1,AO-91,AO-91,2024-03-01,5,0,W1AW,Heard,FN31,,",
         "2,FO-29,FO-29,2024-03-01,5,0,W1AW,Heard,FN31,,",
         "3,ao-91,ao-91,2024-03-01,5,0,w1aw,Not Heard,,,",  # same slot as row 1, later: wins
@@ -86,7 +114,13 @@ def test_csv_duplicates_in_one_slot_keep_the_later_and_a_second_run_adds_nothing
         "5,AO-91,AO-91,2024-03-02,0,0,K1ABC,Heard,\\N,,",
     )
     first = legacy_import.run(engine, source)
-    assert (first.rows_read, first.stored_new, first.superseded, first.already_present, first.replaced) == (5, 4, 1, 0, 0)
+    assert (first.rows_read, first.stored_new, first.superseded, first.already_present, first.replaced) == (
+        5,
+        4,
+        1,
+        0,
+        0,
+    )
     assert stored(engine) == [
         ("FO-29", date(2024, 3, 1), 5, 0, "W1AW", "Heard", "FN31"),
         ("ao-91", date(2024, 3, 1), 5, 0, "w1aw", "Not Heard", ""),
@@ -106,7 +140,8 @@ def test_csv_duplicates_in_one_slot_keep_the_later_and_a_second_run_adds_nothing
 def test_csv_names_take_the_catalog_api_name(engine, tmp_path):
     seed_catalog(engine, aliases=[("AO-91[FM]", "AO-91")])
     source = write_csv(
-        tmp_path, HEADER,
+        tmp_path,
+        HEADER,
         "1,ao-91,,2024-03-01,5,0,W1AW,Heard,,,",
         "2,iss voice repeater,,2024-03-01,5,0,W1AW,Heard,,,",  # a display name
         "3,ao-91[fm],,2024-03-01,5,1,W1AW,Heard,,,",  # a retired name
@@ -119,7 +154,8 @@ def test_csv_names_take_the_catalog_api_name(engine, tmp_path):
 
 def test_csv_bad_rows_are_skipped_and_counted_by_reason(engine, tmp_path):
     source = write_csv(
-        tmp_path, HEADER,
+        tmp_path,
+        HEADER,
         "1,AO-91,,0000-00-00,5,0,W1AW,Heard,,,",
         "2,AO-91,,2024-02-30,5,0,W1AW,Heard,,,",
         "3,AO-91,,2024-03-01,24,0,W1AW,Heard,,,",
@@ -132,8 +168,9 @@ def test_csv_bad_rows_are_skipped_and_counted_by_reason(engine, tmp_path):
     )
     summary = legacy_import.run(engine, source)
     assert summary.rows_read == 8
-    assert summary.skipped == Counter({"bad day": 3, "hour outside 0-23": 1, "period outside 0-3": 1,
-                                       "unknown report value": 1, "empty callsign": 1})
+    assert summary.skipped == Counter(
+        {"bad day": 3, "hour outside 0-23": 1, "period outside 0-3": 1, "unknown report value": 1, "empty callsign": 1}
+    )
     assert "    bad day: 3" in summary.describe()
     assert stored(engine) == [("AO-91", date(2024, 3, 1), 5, 0, "W1AW", "Heard", "FN31")]
 
@@ -147,8 +184,9 @@ def test_csv_text_postgresql_cannot_hold_is_stored_alike_on_both(engine, tmp_pat
 
 def test_csv_duplicates_further_apart_than_the_window_still_keep_the_later(engine, tmp_path):
     others = [f"{hour},AO-91,,2024-03-01,{hour},0,W1AW,Heard,,," for hour in range(2, 9)]
-    source = write_csv(tmp_path, HEADER, "1,AO-91,,2024-03-01,1,0,W1AW,Not Heard,,,", *others,
-                       "9,AO-91,,2024-03-01,1,0,W1AW,Heard,,,")
+    source = write_csv(
+        tmp_path, HEADER, "1,AO-91,,2024-03-01,1,0,W1AW,Not Heard,,,", *others, "9,AO-91,,2024-03-01,1,0,W1AW,Heard,,,"
+    )
     summary = legacy_import.run(engine, source, batch_size=2)  # holds 4 slots: hour 1 is long written
     assert (summary.stored_new, summary.replaced, summary.superseded) == (8, 1, 0)
     assert [(row[2], row[5]) for row in stored(engine)][-1] == (1, "Heard")
@@ -159,15 +197,17 @@ def test_a_csv_without_the_needed_columns_is_refused(engine, tmp_path):
     source = write_csv(tmp_path, "id,name,day,hour,callsign,report", "1,AO-91,2024-03-01,5,W1AW,Heard")
     with pytest.raises(legacy_import.SourceError, match="period, grid_square"):
         legacy_import.run(engine, source)
-    result = CliRunner().invoke(main, ["status", "import-legacy", str(tmp_path / "missing.csv"),
-                                       "--database-url", database_url_of(engine)])
+    result = CliRunner().invoke(
+        main, ["status", "import-legacy", str(tmp_path / "missing.csv"), "--database-url", database_url_of(engine)]
+    )
     assert result.exit_code == 1 and "Cannot read" in result.output
 
 
 def test_slots_that_only_postgresql_folds_together_do_not_fail_the_batch(engine, tmp_path):
     # PostgreSQL lower('İ') is 'i'; SQLite's lower() and our slot keys fold ASCII only.
-    source = write_csv(tmp_path, HEADER, "1,İSS,,2024-03-01,5,0,W1AW,Heard,,,",
-                       "2,iSS,,2024-03-01,5,0,W1AW,Not Heard,,,")
+    source = write_csv(
+        tmp_path, HEADER, "1,İSS,,2024-03-01,5,0,W1AW,Heard,,,", "2,iSS,,2024-03-01,5,0,W1AW,Not Heard,,,"
+    )
     summary = legacy_import.run(engine, source)
     if engine.dialect.name == "postgresql":
         assert stored(engine) == [("iSS", date(2024, 3, 1), 5, 0, "W1AW", "Not Heard", "")]
@@ -210,8 +250,7 @@ UPSTREAM_SCHEMA = [
          email varchar(100) DEFAULT NULL
        ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb3 COLLATE=utf8mb3_general_ci""",
 ]
-UPSTREAM_CATALOG = [("AO-91 FM", "AO-91", "https://www.amsat.org/ao-91/"), ("ISS Voice", "ISS-FM", ""),
-                    ("", "", "")]
+UPSTREAM_CATALOG = [("AO-91 FM", "AO-91", "https://www.amsat.org/ao-91/"), ("ISS Voice", "ISS-FM", ""), ("", "", "")]
 UPSTREAM_REPORTS = [  # id order; (name, day, hour, period, callsign, report, grid_square)
     ("AO-91", "2024-03-01", 5, 0, "W1AW", "Heard", "FN31"),
     ("ao-91 ", "2024-03-01", 5, 0, "w1aw", "Not Heard", None),  # same slot: the later wins
@@ -250,13 +289,21 @@ def upstream_url():
         conn.exec_driver_sql("SET SESSION sql_mode = ''")  # upstream's old rows include zero dates
         for statement in UPSTREAM_SCHEMA:
             conn.exec_driver_sql(statement)
-        conn.execute(sa.text("INSERT INTO satellite_name (name, html_element_name, website) VALUES (:n, :h, :w)"),
-                     [{"n": n, "h": h, "w": w} for n, h, w in UPSTREAM_CATALOG])
-        conn.execute(sa.text("INSERT INTO satellite (name, longname, day, hour, period, callsign, report, "
-                             "grid_square) VALUES (:n, :n, :d, :h, :p, :c, :r, :g)"),
-                     [dict(zip("ndhpcrg", row)) for row in UPSTREAM_REPORTS])
-        conn.execute(sa.text("INSERT INTO users (username, password, email) VALUES (:u, :p, :e)"),
-                     [{"u": "admin", "p": admin_hash, "e": None}, {"u": "", "p": "x", "e": ""}])
+        conn.execute(
+            sa.text("INSERT INTO satellite_name (name, html_element_name, website) VALUES (:n, :h, :w)"),
+            [{"n": n, "h": h, "w": w} for n, h, w in UPSTREAM_CATALOG],
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO satellite (name, longname, day, hour, period, callsign, report, "
+                "grid_square) VALUES (:n, :n, :d, :h, :p, :c, :r, :g)"
+            ),
+            [dict(zip("ndhpcrg", row, strict=True)) for row in UPSTREAM_REPORTS],
+        )
+        conn.execute(
+            sa.text("INSERT INTO users (username, password, email) VALUES (:u, :p, :e)"),
+            [{"u": "admin", "p": admin_hash, "e": None}, {"u": "", "p": "x", "e": ""}],
+        )
     upstream.dispose()
     yield url.render_as_string(hide_password=False)
     with server.connect() as conn:
@@ -271,15 +318,25 @@ def test_mariadb_import_through_the_command_line(engine, upstream_url):
     assert "Report rows read:   10" in first.output
     assert "stored new:       4" in first.output
     assert "superseded:       1" in first.output
-    for line in ("bad day: 1", "hour outside 0-23: 1", "period outside 0-3: 1", "unknown report value: 1",
-                 "empty callsign: 1", "Satellites:     2 added, 1 skipped", "Administrators: 1 added, 1 skipped"):
+    for line in (
+        "bad day: 1",
+        "hour outside 0-23: 1",
+        "period outside 0-3: 1",
+        "unknown report value: 1",
+        "empty callsign: 1",
+        "Satellites:     2 added, 1 skipped",
+        "Administrators: 1 added, 1 skipped",
+    ):
         assert line in first.output
     assert sorted(stored(engine), key=lambda row: (row[1], row[2], row[3])) == sorted(
-        EXPECTED_REPORTS, key=lambda row: (row[1], row[2], row[3]))
+        EXPECTED_REPORTS, key=lambda row: (row[1], row[2], row[3])
+    )
     assert_totals_exact(engine)
     with engine.connect() as conn:
         assert [(row.api_name, row.display_name, row.website) for row in catalog_store.catalog(conn)] == [
-            ("AO-91", "AO-91 FM", "https://www.amsat.org/ao-91/"), ("ISS-FM", "ISS Voice", "")]
+            ("AO-91", "AO-91 FM", "https://www.amsat.org/ao-91/"),
+            ("ISS-FM", "ISS Voice", ""),
+        ]
         assert passwords.verify_password("rasmuslerdorf", account_store.password_hash_of(conn, "admin"))
     before = ids(engine)
 

@@ -9,10 +9,18 @@ from sathub.status.pages.grid import Counts, block_state, build_grid
 from tests.status.pages.grid_reports import TODAY, report
 
 
-@pytest.mark.parametrize("day, hour, column", [
-    (TODAY, 23, 0), (TODAY, 22, 0), (TODAY, 21, 1), (TODAY, 1, 11), (TODAY, 0, 11),
-    (date(2026, 5, 22), 23, 12), (date(2026, 5, 18), 0, 71),
-])
+@pytest.mark.parametrize(
+    "day, hour, column",
+    [
+        (TODAY, 23, 0),
+        (TODAY, 22, 0),
+        (TODAY, 21, 1),
+        (TODAY, 1, 11),
+        (TODAY, 0, 11),
+        (date(2026, 5, 22), 23, 12),
+        (date(2026, 5, 18), 0, 71),
+    ],
+)
 def test_columns_count_two_hour_blocks_from_today_late_evening(day, hour, column):
     (row,) = build_grid(TODAY, [report(1, day=day, hour=hour)]).rows
     assert [block.column for block in row.blocks()] == [column]
@@ -23,15 +31,18 @@ def test_reports_outside_the_six_days_or_at_impossible_hours_have_no_column(day,
     assert build_grid(TODAY, [report(1, day=day, hour=hour)]).rows == []
 
 
-@pytest.mark.parametrize("counts, colour, text", [
-    (Counts(heard=2), "#648fff", "2"),
-    (Counts(not_heard=3, heard=1), "#dc267f", "3"),
-    (Counts(telemetry=2, heard=1, not_heard=1), "#ffb000", "2"),
-    (Counts(heard=1, not_heard=1), "#fe6100", "_"),
-    (Counts(heard=1, telemetry=1, not_heard=1), "#fe6100", "_"),
-    (Counts(crew=1, heard=2, not_heard=5), "#785ef0", "3"),
-    (Counts(), "#C0C0C0", " "),
-])
+@pytest.mark.parametrize(
+    "counts, colour, text",
+    [
+        (Counts(heard=2), "#648fff", "2"),
+        (Counts(not_heard=3, heard=1), "#dc267f", "3"),
+        (Counts(telemetry=2, heard=1, not_heard=1), "#ffb000", "2"),
+        (Counts(heard=1, not_heard=1), "#fe6100", "_"),
+        (Counts(heard=1, telemetry=1, not_heard=1), "#fe6100", "_"),
+        (Counts(crew=1, heard=2, not_heard=5), "#785ef0", "3"),
+        (Counts(), "#C0C0C0", " "),
+    ],
+)
 def test_block_state_follows_the_first_matching_rule(counts, colour, text):
     state, shown = block_state(counts)
     assert (state.colour, shown) == (colour, text)
@@ -43,9 +54,13 @@ def test_every_state_has_its_own_letter_and_pattern_key():
 
 
 def test_build_grid_groups_reports_by_name_and_block_newest_stored_first():
-    rows = [report(5, hour=9, value="Not Heard", callsign="K1ABC"), report(4, hour=8),
-            report(3, name="fo-29", hour=1), report(2, name="FO-29", day=date(2026, 5, 22), hour=23),
-            report(1, day=date(2026, 5, 1))]
+    rows = [
+        report(5, hour=9, value="Not Heard", callsign="K1ABC"),
+        report(4, hour=8),
+        report(3, name="fo-29", hour=1),
+        report(2, name="FO-29", day=date(2026, 5, 22), hour=23),
+        report(1, day=date(2026, 5, 1)),
+    ]
     result = build_grid(TODAY, rows)
     assert [row.name for row in result.rows] == ["AO-91", "FO-29", "fo-29"]
     block = result.rows[0].cells[7]
@@ -57,16 +72,26 @@ def test_build_grid_groups_reports_by_name_and_block_newest_stored_first():
 
 
 def test_reports_from_is_ordered_by_most_recent_report_and_skips_test_and_empty():
-    rows = [report(6, callsign="test"), report(5, callsign="", hour=23),
-            report(4, callsign="dl1abc", day=date(2026, 5, 20), hour=5),
-            report(3, callsign="K1ABC", hour=3), report(2, callsign="w1aw", hour=3),
-            report(1, callsign="W1AW", hour=20)]
+    rows = [
+        report(6, callsign="test"),
+        report(5, callsign="", hour=23),
+        report(4, callsign="dl1abc", day=date(2026, 5, 20), hour=5),
+        report(3, callsign="K1ABC", hour=3),
+        report(2, callsign="w1aw", hour=3),
+        report(1, callsign="W1AW", hour=20),
+    ]
     assert build_grid(TODAY, rows).callsigns == ["W1AW", "K1ABC", "DL1ABC"]
 
 
 def test_day_headers_start_today_and_alternate_dark_and_light():
-    assert grid.day_headers(TODAY) == [("May 23", True), ("May 22", False), ("May 21", True),
-                                       ("May 20", False), ("May 19", True), ("May 18", False)]
+    assert grid.day_headers(TODAY) == [
+        ("May 23", True),
+        ("May 22", False),
+        ("May 21", True),
+        ("May 20", False),
+        ("May 19", True),
+        ("May 18", False),
+    ]
 
 
 def test_block_time_names_the_day_and_hours_of_a_column():

@@ -14,8 +14,10 @@ def tooltip_statements(reports) -> str:
 
 def test_tooltip_lists_each_report_and_omits_an_empty_grid():
     tips = tooltip_statements([report(2, grid_square="", period=2, hour=9), report(1, hour=8, period=1)])
-    assert tips == ("tips.a2 = new Array( 5, 5, 120, 'Heard<br>W1AW<br>2026-05-23<br>9:31-:45 UTC<br><br>"
-                    "Heard<br>W1AW<br>FN42<br>2026-05-23<br>8:16-:30 UTC');\n")
+    assert tips == (
+        "tips.a2 = new Array( 5, 5, 120, 'Heard<br>W1AW<br>2026-05-23<br>9:31-:45 UTC<br><br>"
+        "Heard<br>W1AW<br>FN42<br>2026-05-23<br>8:16-:30 UTC');\n"
+    )
 
 
 def test_tooltip_cannot_leave_its_javascript_string_or_script_element():

@@ -4,7 +4,7 @@ conditional GET."""
 
 import re
 import xml.etree.ElementTree as ET
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import feedparser
 import pytest
@@ -20,7 +20,7 @@ URL = "/feeds/AO-7_%5BU%2Fv%5D.atom"
 @pytest.fixture
 def seeded(engine):
     seed_catalog(engine, rows=[{"name": "AO-7_[U/v]", "display_name": "AO-7 Mode B", "website": ""}])
-    now = datetime.now(timezone.utc).replace(second=0, microsecond=0)
+    now = datetime.now(UTC).replace(second=0, microsecond=0)
     store_report(engine, "AO-7_[U/v]", now - timedelta(days=2), callsign="K1ABC", report="Not Heard", grid="")
     store_report(engine, "AO-7_[U/v]", now - timedelta(hours=1), callsign="W1AW", report="Heard", grid="FN42")
     return engine
@@ -89,19 +89,24 @@ def test_names_are_escaped_in_the_xml(client, engine):
 def test_conditional_get_answers_304_until_a_report_arrives(client, seeded):
     etag = client.get(URL).headers["etag"]
     assert client.get(URL, headers={"If-None-Match": etag}).status_code == 304
-    store_report(seeded, "AO-7_[U/v]", datetime.now(timezone.utc) - timedelta(minutes=5), callsign="DL1ABC")
+    store_report(seeded, "AO-7_[U/v]", datetime.now(UTC) - timedelta(minutes=5), callsign="DL1ABC")
     assert client.get(URL, headers={"If-None-Match": etag}).status_code == 200
 
 
 def test_a_write_about_another_satellite_keeps_a_feed_not_modified(client, seeded):
-    seed_catalog(seeded, rows=[{"name": "AO-7_[U/v]", "display_name": "AO-7 Mode B", "website": ""},
-                               {"name": "FO-29", "display_name": "FO-29", "website": ""}])
+    seed_catalog(
+        seeded,
+        rows=[
+            {"name": "AO-7_[U/v]", "display_name": "AO-7 Mode B", "website": ""},
+            {"name": "FO-29", "display_name": "FO-29", "website": ""},
+        ],
+    )
     empty = "/feeds/FO-29.atom"
     empty_tag = client.get(empty).headers["etag"]
-    store_report(seeded, "AO-7_[U/v]", datetime.now(timezone.utc) - timedelta(minutes=5), callsign="DL1ABC")
+    store_report(seeded, "AO-7_[U/v]", datetime.now(UTC) - timedelta(minutes=5), callsign="DL1ABC")
     assert client.get(empty, headers={"If-None-Match": empty_tag}).status_code == 304
     tag = client.get(URL).headers["etag"]
-    store_report(seeded, "FO-29", datetime.now(timezone.utc) - timedelta(minutes=5), callsign="DL1ABC")
+    store_report(seeded, "FO-29", datetime.now(UTC) - timedelta(minutes=5), callsign="DL1ABC")
     assert client.get(URL, headers={"If-None-Match": tag}).status_code == 304
     assert client.get(empty, headers={"If-None-Match": empty_tag}).status_code == 200
 

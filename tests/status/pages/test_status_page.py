@@ -3,7 +3,7 @@
 upstream's tooltip data) and the way people read them."""
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 
 import pytest
@@ -94,10 +94,10 @@ def test_the_grid_is_the_third_table_with_scraped_colours(client, seeded):
     assert [row[0]["text"] for row in rows] == ["AO-7_[U/v]", "AO-91", "ISS-FM", "RETIRED-1"]
     for row in rows:
         assert len(row) == 1 + grid.COLUMNS
-    colours = {row[0]["text"]: [c["attrs"]["bgcolor"] for c in row[1:] if c["attrs"]["bgcolor"] != "C0C0C0"]
-               for row in rows}
-    assert colours == {"AO-7_[U/v]": ["#fe6100"], "AO-91": ["#648fff"], "ISS-FM": ["#dc267f"],
-                       "RETIRED-1": ["#785ef0"]}
+    colours = {
+        row[0]["text"]: [c["attrs"]["bgcolor"] for c in row[1:] if c["attrs"]["bgcolor"] != "C0C0C0"] for row in rows
+    }
+    assert colours == {"AO-7_[U/v]": ["#fe6100"], "AO-91": ["#648fff"], "ISS-FM": ["#dc267f"], "RETIRED-1": ["#785ef0"]}
     ao91 = rows[1][1 + (23 - block.hour) // 2]  # today's columns run from 22:00-23:59 down to 00:00-01:59
     assert ao91["text"] == "2"
     empty = rows[0][1]
@@ -109,7 +109,11 @@ def test_empty_cells_keep_upstreams_exact_markup_and_cells_their_tooltip_hooks(c
     html = client.get("/").text
     assert '<td width=9 bgcolor="C0C0C0"> </td>' in html
     assert f"onMouseOver=docTips.show('a{stored.id}') onMouseOut=docTips.hide()" in html
-    assert re.search(rf"tips\.a{stored.id} = new Array\( 5, 5, 120, 'Heard<br>W1AW<br>FN42<br>\d{{4}}-\d\d-\d\d<br>\d+:00-:15 UTC'\);", html)
+    assert re.search(
+        rf"tips\.a{stored.id} = new Array\( 5, 5, 120, "
+        rf"'Heard<br>W1AW<br>FN42<br>\d{{4}}-\d\d-\d\d<br>\d+:00-:15 UTC'\);",
+        html,
+    )
 
 
 def test_every_block_has_a_keyboard_reachable_details_section(client, seeded):
@@ -138,12 +142,23 @@ def test_reports_from_lists_callsigns_newest_first(client, seeded):
 
 def test_names_and_callsigns_are_escaped(client, seeded, engine):
     from sathub import db
-    from sathub.status.store import reports as report_store
+    from sathub.status.store import writes as report_writes
 
     with db.connect(engine, write=True) as conn:
-        report_store.insert_or_replace_report(conn, name="<img src=x>", day=now_minus(hours=1).date(),
-                                       hour=now_minus(hours=1).hour, period=0, callsign="<script>",
-                                       report="Heard", grid_square="")
+        report_writes.store_submitted(
+            conn,
+            [
+                dict(
+                    name="<img src=x>",
+                    day=now_minus(hours=1).date(),
+                    hour=now_minus(hours=1).hour,
+                    period=0,
+                    callsign="<script>",
+                    report="Heard",
+                    grid_square="",
+                )
+            ],
+        )[0]
     html = client.get("/").text
     assert "<img src=x>" not in html and "<script>alert" not in html and "&lt;img src=x&gt;" in html
 
@@ -163,9 +178,18 @@ def test_the_page_is_revalidated_and_changes_as_soon_as_a_report_is_stored(clien
     assert client.get("/", headers={"If-None-Match": f'W/"other", {tag}'}).status_code == 304
     assert "K9NEW" not in first.text
     when = now_minus(minutes=1)
-    assert client.post("/api/v1/reports.php", json={
-        "name": "AO-91", "report": "Heard", "callsign": "K9NEW",
-        "reported_at": when.strftime("%Y-%m-%dT%H:%M:%SZ")}).status_code == 201
+    assert (
+        client.post(
+            "/api/v1/reports.php",
+            json={
+                "name": "AO-91",
+                "report": "Heard",
+                "callsign": "K9NEW",
+                "reported_at": when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            },
+        ).status_code
+        == 201
+    )
     changed = client.get("/", headers={"If-None-Match": tag})
     assert changed.status_code == 200 and "K9NEW" in changed.text and changed.headers["etag"] != tag
     new_tag = changed.headers["etag"]
@@ -179,10 +203,10 @@ def test_the_page_follows_the_quarter_hour_its_form_preselects(client, seeded, m
     def first_option(html, select):
         return html.split(f'<select name="{select}" id="{select}">')[1].split('<option value="')[1].split('"')[0]
 
-    clock = [datetime(2026, 5, 23, 8, 15, 59, tzinfo=timezone.utc)]  # quarters start at :00, :16, :31, :46
+    clock = [datetime(2026, 5, 23, 8, 15, 59, tzinfo=UTC)]  # quarters start at :00, :16, :31, :46
     monkeypatch.setattr(times, "utc_now", lambda: clock[0])
     before = client.get("/")
-    clock[0] = datetime(2026, 5, 23, 8, 16, 0, tzinfo=timezone.utc)
+    clock[0] = datetime(2026, 5, 23, 8, 16, 0, tzinfo=UTC)
     after = client.get("/")
     assert (first_option(before.text, "SatHour"), first_option(before.text, "SatPeriod")) == ("08", "0")
     assert (first_option(after.text, "SatHour"), first_option(after.text, "SatPeriod")) == ("08", "1")
@@ -233,8 +257,9 @@ def test_under_a_path_prefix_every_link_and_cookie_carries_it(engine, settings):
         assert 'action="https://www.amsat.org/status/submit.php"' in html
         assert 'href="https://www.amsat.org/status/assets/status.css?v=' in html
         assert client.get("/status/assets/status.css").status_code == 200
-        login = client.post("/status/admin/login.php", data={"username": "admin", "password": "pw"},
-                            follow_redirects=False)
+        login = client.post(
+            "/status/admin/login.php", data={"username": "admin", "password": "pw"}, follow_redirects=False
+        )
         assert login.headers["location"] == "https://www.amsat.org/status/admin/dashboard.php"
         assert "Path=/status/admin" in login.headers["set-cookie"] and "Secure" in login.headers["set-cookie"]
         assert "Amsat Status Dashboard" in client.get("/status/admin/dashboard.php").text

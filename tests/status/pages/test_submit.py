@@ -5,7 +5,7 @@ import html
 import threading
 import time
 import types
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from urllib.parse import quote, urlencode
 
 import pytest
@@ -17,11 +17,22 @@ from sathub.status import csrf
 from sathub.status.tables import reports
 from tests.status.seed import seed_catalog
 
-GOOD = {"SatSubmit": "yes", "SatName": "AO-91", "SatReport": "Heard", "SatYear": "2026", "SatMonth": "05",
-        "SatDay": "23", "SatHour": "08", "SatPeriod": "2", "SatCall": "W1AW", "SatGridSquare": "fn42"}
+GOOD = {
+    "SatSubmit": "yes",
+    "SatName": "AO-91",
+    "SatReport": "Heard",
+    "SatYear": "2026",
+    "SatMonth": "05",
+    "SatDay": "23",
+    "SatHour": "08",
+    "SatPeriod": "2",
+    "SatCall": "W1AW",
+    "SatGridSquare": "fn42",
+}
 
 
 # --- over HTTP ---
+
 
 @pytest.fixture
 def seeded(engine):
@@ -30,16 +41,26 @@ def seeded(engine):
 
 
 def now_fields(**changes):
-    now = datetime.now(timezone.utc) - timedelta(minutes=1)
-    fields = {**GOOD, "Confirm": "yes", "SatYear": str(now.year), "SatMonth": f"{now.month:02d}",
-              "SatDay": f"{now.day:02d}", "SatHour": f"{now.hour:02d}", "SatPeriod": str(now.minute // 15)}
+    now = datetime.now(UTC) - timedelta(minutes=1)
+    fields = {
+        **GOOD,
+        "Confirm": "yes",
+        "SatYear": str(now.year),
+        "SatMonth": f"{now.month:02d}",
+        "SatDay": f"{now.day:02d}",
+        "SatHour": f"{now.hour:02d}",
+        "SatPeriod": str(now.minute // 15),
+    }
     return {**fields, **changes}
 
 
 def stored(engine):
     with engine.connect() as conn:
-        return conn.execute(sa.select(reports.c.name, reports.c.callsign, reports.c.report, reports.c.grid_square)
-                            .order_by(reports.c.id)).all()
+        return conn.execute(
+            sa.select(reports.c.name, reports.c.callsign, reports.c.report, reports.c.grid_square).order_by(
+                reports.c.id
+            )
+        ).all()
 
 
 def test_one_shot_get_stores_and_answers_200_directly(client, seeded):
@@ -57,14 +78,17 @@ def test_the_same_one_shot_twice_replaces_and_says_so(client, seeded):
     assert stored(seeded) == [("AO-91", "W1AW", "Not Heard", "FN42")]
 
 
-@pytest.mark.parametrize("query_of, name", [
-    # Cloudlog / Wavelog / cqrlog: string concatenation, raw brackets and slashes, no encoding.
-    (lambda f: "&".join(f"{k}={v}" for k, v in f.items()), "QO-100_NB"),
-    # reqwest (CiRCLE bot): spaces as %20.
-    (lambda f: urlencode(f, quote_via=quote), "ISS Voice Repeater"),
-    # .NET HttpUtility / PHP http_build_query (SkyRoof, Zenith): spaces as '+', brackets encoded.
-    (lambda f: urlencode(f), "ISS Voice Repeater"),
-])
+@pytest.mark.parametrize(
+    "query_of, name",
+    [
+        # Cloudlog / Wavelog / cqrlog: string concatenation, raw brackets and slashes, no encoding.
+        (lambda f: "&".join(f"{k}={v}" for k, v in f.items()), "QO-100_NB"),
+        # reqwest (CiRCLE bot): spaces as %20.
+        (lambda f: urlencode(f, quote_via=quote), "ISS Voice Repeater"),
+        # .NET HttpUtility / PHP http_build_query (SkyRoof, Zenith): spaces as '+', brackets encoded.
+        (lambda f: urlencode(f), "ISS Voice Repeater"),
+    ],
+)
 def test_apps_encodings_all_reach_the_same_rules(client, seeded, query_of, name):
     fields = now_fields(SatName=name, SatReport="Telemetry Only")
     response = client.get("/submit.php?" + query_of(fields))
@@ -84,7 +108,7 @@ def test_raw_brackets_spaces_and_slashes_in_names_and_callsigns(client, seeded):
 
 
 def test_unpadded_numbers_missing_grid_and_an_extra_app_parameter(client, seeded):
-    now = datetime.now(timezone.utc) - timedelta(minutes=1)
+    now = datetime.now(UTC) - timedelta(minutes=1)
     fields = now_fields(SatMonth=str(now.month), SatDay=str(now.day), SatHour=str(now.hour), App="SkyRoof")
     del fields["SatGridSquare"]
     assert client.get("/submit.php?" + urlencode(fields)).status_code == 200
@@ -97,13 +121,16 @@ def test_a_form_post_stores_too_and_post_fields_win(client, seeded):
     assert stored(seeded)[0].callsign == "W1AW"
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"SatName": "NO-SUCH-SAT"}, "Satellite Name does not match."),
-    ({"SatName": "AO-91' OR '1'='1"}, "Satellite Name does not match."),
-    ({"SatCall": "NOT_A_CALL"}, "The callsign you entered does not appear to be valid"),
-    ({"SatCall": ""}, "You must enter a callsign."),
-    ({"SatGridSquare": "ZZ99"}, "The grid square you entered does not appear to be valid"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"SatName": "NO-SUCH-SAT"}, "Satellite Name does not match."),
+        ({"SatName": "AO-91' OR '1'='1"}, "Satellite Name does not match."),
+        ({"SatCall": "NOT_A_CALL"}, "The callsign you entered does not appear to be valid"),
+        ({"SatCall": ""}, "You must enter a callsign."),
+        ({"SatGridSquare": "ZZ99"}, "The grid square you entered does not appear to be valid"),
+    ],
+)
 def test_rejections_are_422_with_the_message_and_store_nothing(client, seeded, changes, message):
     response = client.get("/submit.php?" + urlencode(now_fields(**changes)))
     assert response.status_code == 422
@@ -112,9 +139,15 @@ def test_rejections_are_422_with_the_message_and_store_nothing(client, seeded, c
 
 
 def test_a_future_hour_is_refused(client, seeded):
-    later = datetime.now(timezone.utc) + timedelta(hours=1)
-    response = client.get("/submit.php?" + urlencode(now_fields(
-        SatYear=str(later.year), SatMonth=str(later.month), SatDay=str(later.day), SatHour=str(later.hour))))
+    later = datetime.now(UTC) + timedelta(hours=1)
+    response = client.get(
+        "/submit.php?"
+        + urlencode(
+            now_fields(
+                SatYear=str(later.year), SatMonth=str(later.month), SatDay=str(later.day), SatHour=str(later.hour)
+            )
+        )
+    )
     assert response.status_code == 422 and "The time heard you entered does not appear to be valid" in response.text
     assert stored(seeded) == []
 
@@ -157,8 +190,10 @@ def test_the_writer_only_checks_and_stores_and_the_page_is_rendered_after_the_co
         return render(*args, **kwargs)
 
     monkeypatch.setattr(submit_page, "render", recorded)
-    answers = [client.get("/submit.php?" + urlencode(now_fields(**changes)))
-               for changes in ({}, {"SatReport": "Not Heard"}, {"SatCall": "NOT_A_CALL"}, {"SatName": "NOPE"})]
+    answers = [
+        client.get("/submit.php?" + urlencode(now_fields(**changes)))
+        for changes in ({}, {"SatReport": "Not Heard"}, {"SatCall": "NOT_A_CALL"}, {"SatName": "NOPE"})
+    ]
     assert [answer.status_code for answer in answers] == [200, 200, 422, 422]
     assert len(rendered_in) == 4 and "sathub-writer" not in rendered_in
     assert stored(seeded) == [("AO-91", "W1AW", "Not Heard", "FN42")]
@@ -166,9 +201,11 @@ def test_the_writer_only_checks_and_stores_and_the_page_is_rendered_after_the_co
 
 # --- cross-site request forgery ---
 
+
 def test_a_cross_site_browser_post_without_token_is_refused(client, seeded):
-    response = client.post("/submit.php", data=now_fields(), headers={
-        "Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"})
+    response = client.post(
+        "/submit.php", data=now_fields(), headers={"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}
+    )
     assert response.status_code == 403
     assert stored(seeded) == []
 
@@ -197,8 +234,11 @@ def test_a_cross_site_confirmation_stores_nothing_and_its_yes_link_carries_the_t
 def test_submit_answers_may_not_be_framed_by_other_sites_but_the_status_page_may(client, seeded):
     fields = now_fields()
     del fields["Confirm"]
-    answers = [client.post("/submit.php", data=fields), client.get("/submit.php?" + urlencode(now_fields())),
-               client.get("/submit.php?" + urlencode(now_fields(SatCall="")))]
+    answers = [
+        client.post("/submit.php", data=fields),
+        client.get("/submit.php?" + urlencode(now_fields())),
+        client.get("/submit.php?" + urlencode(now_fields(SatCall=""))),
+    ]
     assert [answer.status_code for answer in answers] == [200, 200, 422]
     for answer in answers:
         assert answer.headers["x-frame-options"] == "SAMEORIGIN"
@@ -214,15 +254,25 @@ def test_the_status_page_is_the_same_for_every_client(client, seeded):
 
 
 def test_same_origin_browser_requests_and_header_less_apps_need_no_token(client, seeded):
-    assert client.post("/submit.php", data=now_fields(), headers={
-        "Origin": "http://sathub.test", "Sec-Fetch-Site": "same-origin"}).status_code == 200
-    assert client.get("/submit.php?" + urlencode(now_fields(SatCall="K1ABC")), headers={
-        "Referer": "http://sathub.test/submit.php"}).status_code == 200
+    assert (
+        client.post(
+            "/submit.php", data=now_fields(), headers={"Origin": "http://sathub.test", "Sec-Fetch-Site": "same-origin"}
+        ).status_code
+        == 200
+    )
+    assert (
+        client.get(
+            "/submit.php?" + urlencode(now_fields(SatCall="K1ABC")),
+            headers={"Referer": "http://sathub.test/submit.php"},
+        ).status_code
+        == 200
+    )
     assert client.get("/submit.php?" + urlencode(now_fields(SatCall="DL1ABC"))).status_code == 200
     assert len(stored(seeded)) == 3
 
 
 # --- rate limit ---
+
 
 @pytest.fixture
 def limited_client(seeded, settings):
@@ -240,8 +290,10 @@ def test_over_the_limit_submissions_get_429_with_retry_after(limited_client, see
     # The four submissions fall in one window even if the clock crosses a minute meanwhile.
     frozen = rate_limit.window_start(time.time()) + 30.0
     monkeypatch.setattr(submit_page, "time", types.SimpleNamespace(time=lambda: frozen))
-    answers = [limited_client.get("/submit.php?" + urlencode(now_fields(SatCall=call)))
-               for call in ("W1AW", "K1ABC", "DL1ABC", "G4ABC")]
+    answers = [
+        limited_client.get("/submit.php?" + urlencode(now_fields(SatCall=call)))
+        for call in ("W1AW", "K1ABC", "DL1ABC", "G4ABC")
+    ]
     assert [a.status_code for a in answers] == [200, 200, 200, 429]
     assert answers[-1].headers["Retry-After"] == "30"
     assert "Too many reports" in answers[-1].text
@@ -255,14 +307,23 @@ def test_the_api_and_the_form_replace_each_others_reports_in_one_slot(client, se
     fields = now_fields()
     minute = int(fields["SatPeriod"]) * 15 + 1
     when = f"{fields['SatYear']}-{fields['SatMonth']}-{fields['SatDay']}T{fields['SatHour']}:{minute:02d}:00Z"
-    api = client.post("/api/v1/reports.php", json={"name": "AO-91", "report": "Telemetry Only", "callsign": "w1aw",
-                                                   "grid_square": "FN42", "reported_at": when})
+    api = client.post(
+        "/api/v1/reports.php",
+        json={
+            "name": "AO-91",
+            "report": "Telemetry Only",
+            "callsign": "w1aw",
+            "grid_square": "FN42",
+            "reported_at": when,
+        },
+    )
     assert api.status_code == 201 and api.json()["data"]["replaced_count"] == 0
     form = client.get("/submit.php?" + urlencode(fields))
     assert form.text.count("already made a report") == 1
     assert stored(seeded) == [("AO-91", "W1AW", "Heard", "FN42")]
-    again = client.post("/api/v1/reports.php", json={"name": "AO-91", "report": "Not Heard", "callsign": "W1AW",
-                                                     "reported_at": when})
+    again = client.post(
+        "/api/v1/reports.php", json={"name": "AO-91", "report": "Not Heard", "callsign": "W1AW", "reported_at": when}
+    )
     assert again.json()["data"]["replaced_count"] == 1
     assert stored(seeded) == [("AO-91", "W1AW", "Not Heard", "")]
 
@@ -271,6 +332,10 @@ def test_the_replacement_notice_is_printed_once_per_removed_report(client, seede
     first = client.get("/submit.php?" + urlencode(now_fields()))
     assert "already made a report" not in first.text and "Thank you for your submission" in first.text
     second = client.get("/submit.php?" + urlencode(now_fields(SatReport="Not Heard")))
-    assert second.text.count("It appears that you have already made a report for this satellite for the "
-                             "selected time period.") == 1
+    assert (
+        second.text.count(
+            "It appears that you have already made a report for this satellite for the selected time period."
+        )
+        == 1
+    )
     assert second.text.count("This report will replace the previous one.") == 1

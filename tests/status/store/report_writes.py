@@ -10,19 +10,21 @@ import sqlalchemy as sa
 from hypothesis import strategies as st
 
 from sathub.status.rules import REPORT_VALUES
-from sathub.status.store import reports as report_store
+from sathub.status.store import writes as report_writes
 from sathub.status.tables import reports
 
 DAYS = [date(2026, 11, 20), date(2026, 11, 21)]
-slots = st.fixed_dictionaries({
-    "name": st.sampled_from(["AO-91", "ao-91", "SO-50", "ISS-FM"]),
-    "day": st.sampled_from(DAYS),
-    "hour": st.sampled_from([0, 1, 23]),
-    "period": st.integers(0, 3),
-    "callsign": st.sampled_from(["W1AW", "w1aw", "DL1ABC", "K9X"]),
-    "report": st.sampled_from(REPORT_VALUES),
-    "grid_square": st.sampled_from(["FN31pr", None]),
-})
+slots = st.fixed_dictionaries(
+    {
+        "name": st.sampled_from(["AO-91", "ao-91", "SO-50", "ISS-FM"]),
+        "day": st.sampled_from(DAYS),
+        "hour": st.sampled_from([0, 1, 23]),
+        "period": st.integers(0, 3),
+        "callsign": st.sampled_from(["W1AW", "w1aw", "DL1ABC", "K9X"]),
+        "report": st.sampled_from(REPORT_VALUES),
+        "grid_square": st.sampled_from(["FN31pr", None]),
+    }
+)
 writes = st.one_of(
     st.tuples(st.just("report"), slots),
     st.tuples(st.just("bulk"), st.lists(slots, max_size=6)),
@@ -34,12 +36,14 @@ writes = st.one_of(
 def apply(conn, write) -> None:
     kind = write[0]
     if kind == "report":
-        report_store.store_submitted(conn, [write[1]])
+        report_writes.store_submitted(conn, [write[1]])
     elif kind == "bulk":
         # One report per slot, as import-legacy hands them over.
-        unique = {(row["name"].lower(), row["day"], row["hour"], row["period"], row["callsign"].upper()): row
-                  for row in write[1]}
-        report_store.store_imported(conn, list(unique.values()))
+        unique = {
+            (row["name"].lower(), row["day"], row["hour"], row["period"], row["callsign"].upper()): row
+            for row in write[1]
+        }
+        report_writes.store_imported(conn, list(unique.values()))
     else:
         ids = conn.execute(sa.select(reports.c.id).order_by(reports.c.id)).scalars().all()
         if not ids:

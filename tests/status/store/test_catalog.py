@@ -20,9 +20,11 @@ from tests.status.seed import store_report
 
 REAL_CATALOG = list(csv.DictReader((SHARED_DATA / "catalog.csv").open(encoding="utf-8")))
 REAL_ALIASES = list(csv.DictReader(resources.files("sathub").joinpath("data/aliases.csv").open(encoding="utf-8")))
-ROWS = [{"name": "AO-91", "display_name": "AO-91 Mode U/v FM", "website": "https://www.amsat.org/ao-91/"},
-        {"name": "FO-29", "display_name": "FO-29", "website": ""},
-        {"name": "AO-7_[U/v]", "display_name": "AO-7 [U/v]", "website": ""}]
+ROWS = [
+    {"name": "AO-91", "display_name": "AO-91 Mode U/v FM", "website": "https://www.amsat.org/ao-91/"},
+    {"name": "FO-29", "display_name": "FO-29", "website": ""},
+    {"name": "AO-7_[U/v]", "display_name": "AO-7 [U/v]", "website": ""},
+]
 
 
 def write(engine, work, *args):
@@ -56,14 +58,18 @@ def test_the_real_catalog_loads_in_display_name_order(engine):
     listed = read(engine, catalog.catalog)
     assert [row.display_name for row in listed] == mariadb_order([row["display_name"] for row in rows])
     assert {(row.api_name, row.display_name, row.website) for row in listed} == {
-        (row["name"], row["display_name"], row["website"]) for row in rows}
+        (row["name"], row["display_name"], row["website"]) for row in rows
+    }
 
 
 def test_ties_and_case_in_the_order(engine):
     names = ["beta", "Alpha", "ALPHA", "alpha", "Beta 2", "BETA"]
     write(engine, catalog.load_catalog, [{"name": f"S-{i}", "display_name": name} for i, name in enumerate(names)])
-    assert [row.display_name for row in read(engine, catalog.catalog)] == mariadb_order(names) == [
-        "Alpha", "ALPHA", "alpha", "beta", "BETA", "Beta 2"]
+    assert (
+        [row.display_name for row in read(engine, catalog.catalog)]
+        == mariadb_order(names)
+        == ["Alpha", "ALPHA", "alpha", "beta", "BETA", "Beta 2"]
+    )
 
 
 def test_a_name_matches_an_api_or_display_name_in_any_case(loaded):
@@ -87,7 +93,10 @@ def test_stats_count_every_report_of_a_name_in_any_case(loaded):
     store_report(loaded, "AO-91", datetime(2025, 12, 31, 23, 0, tzinfo=UTC), callsign="DL1ABC")
     by_name = {row.api_name: row for row in read(loaded, catalog.catalog, with_stats=True)}
     assert (by_name["AO-91"].report_count, str(by_name["AO-91"].latest_day), by_name["AO-91"].latest_hour) == (
-        3, "2026-01-03", 7)
+        3,
+        "2026-01-03",
+        7,
+    )
     assert not by_name["FO-29"].report_count and by_name["FO-29"].latest_day is None
     assert not hasattr(read(loaded, catalog.catalog)[0], "report_count")
 
@@ -95,9 +104,14 @@ def test_stats_count_every_report_of_a_name_in_any_case(loaded):
 def test_a_submitted_name_resolves_to_its_api_name(loaded):
     write(loaded, catalog.add_alias, "[B]_AO-7", "AO-7_[U/v]")
     for name, display_names, api_name in [
-        ("ao-91", True, "AO-91"), ("AO-91 MODE U/V FM", True, "AO-91"), ("AO-91 MODE U/V FM", False, None),
-        ("[b]_ao-7", True, "AO-7_[U/v]"), ("[b]_ao-7", False, "AO-7_[U/v]"),  # a retired name, on every path
-        ("nothing", True, None), ("", True, None), ("\x00", True, None),
+        ("ao-91", True, "AO-91"),
+        ("AO-91 MODE U/V FM", True, "AO-91"),
+        ("AO-91 MODE U/V FM", False, None),
+        ("[b]_ao-7", True, "AO-7_[U/v]"),
+        ("[b]_ao-7", False, "AO-7_[U/v]"),  # a retired name, on every path
+        ("nothing", True, None),
+        ("", True, None),
+        ("\x00", True, None),
     ]:
         assert read(loaded, catalog.resolve_api_name, name, display_names=display_names) == api_name, name
 
@@ -105,24 +119,35 @@ def test_a_submitted_name_resolves_to_its_api_name(loaded):
 def test_a_current_name_wins_over_an_alias(loaded):
     # FO-29's display name is also, in another case, an alias of AO-91: the entry itself wins.
     with db.connect(loaded, write=True) as conn:
-        conn.execute(satellite_aliases.insert().values(
-            alias="fo-29", satellite_id=catalog.entry_named(conn, "AO-91").id))
+        conn.execute(
+            satellite_aliases.insert().values(alias="fo-29", satellite_id=catalog.entry_named(conn, "AO-91").id)
+        )
     assert read(loaded, catalog.resolve_api_name, "FO-29") == "FO-29"
 
 
 def test_loading_updates_entries_by_api_name_in_any_case(loaded):
-    written = write(loaded, catalog.load_catalog, [
-        {"name": " ao-91 ", "display_name": " AO-91 FM ", "website": " https://example.org/ao-91 "},
-        {"name": "SO-50"},  # no display name: the API name
-        {"name": "  ", "display_name": "nameless"}, {"display_name": "no name"},  # skipped
-        {"name": "XW-2", "display_name": "XW-2", "website": "javascript:alert(1)"},  # no link: stored empty
-        {"name": "RS-44", "display_name": "RS-44", "website": "ftp://example.org/"},
-    ])
+    written = write(
+        loaded,
+        catalog.load_catalog,
+        [
+            {"name": " ao-91 ", "display_name": " AO-91 FM ", "website": " https://example.org/ao-91 "},
+            {"name": "SO-50"},  # no display name: the API name
+            {"name": "  ", "display_name": "nameless"},
+            {"display_name": "no name"},  # skipped
+            {"name": "XW-2", "display_name": "XW-2", "website": "javascript:alert(1)"},  # no link: stored empty
+            {"name": "RS-44", "display_name": "RS-44", "website": "ftp://example.org/"},
+        ],
+    )
     assert written == 4
     entries = {row.api_name: (row.display_name, row.website) for row in read(loaded, catalog.catalog)}
-    assert entries == {"AO-91": ("AO-91 FM", "https://example.org/ao-91"), "FO-29": ("FO-29", ""),
-                       "AO-7_[U/v]": ("AO-7 [U/v]", ""), "SO-50": ("SO-50", ""), "XW-2": ("XW-2", ""),
-                       "RS-44": ("RS-44", "")}
+    assert entries == {
+        "AO-91": ("AO-91 FM", "https://example.org/ao-91"),
+        "FO-29": ("FO-29", ""),
+        "AO-7_[U/v]": ("AO-7 [U/v]", ""),
+        "SO-50": ("SO-50", ""),
+        "XW-2": ("XW-2", ""),
+        "RS-44": ("RS-44", ""),
+    }
 
 
 def test_the_real_retired_names_load_as_aliases(engine):
@@ -137,13 +162,21 @@ def test_the_real_retired_names_load_as_aliases(engine):
     assert listed["AO-7_[U/v]"] == ["AO-7[B]", "[B]_AO-7"]
     assert listed["AO-91"] == []
     assert [entry["display_name"] for entry in read(engine, catalog.catalog_with_aliases)] == [
-        row.display_name for row in read(engine, catalog.catalog)]
+        row.display_name for row in read(engine, catalog.catalog)
+    ]
 
 
 def test_loading_aliases_skips_unknown_targets_and_current_names(loaded):
-    added = write(loaded, catalog.load_aliases, [
-        {"alias": "AO-7[B]", "name": "AO-7_[U/v]"}, {"alias": "Old", "name": "NO-SUCH"},
-        {"alias": "fo-29", "name": "AO-91"}, {"alias": "ao-7[b]", "name": "AO-91"}])
+    added = write(
+        loaded,
+        catalog.load_aliases,
+        [
+            {"alias": "AO-7[B]", "name": "AO-7_[U/v]"},
+            {"alias": "Old", "name": "NO-SUCH"},
+            {"alias": "fo-29", "name": "AO-91"},
+            {"alias": "ao-7[b]", "name": "AO-91"},
+        ],
+    )
     assert added == 1
     assert read(loaded, catalog.resolve_api_name, "AO-7[B]") == "AO-7_[U/v]"
 
@@ -156,7 +189,8 @@ def test_add_alias_explains_what_it_refuses(loaded):
     assert write(loaded, catalog.add_alias, "OLD", "FO-29") is None  # replaced, in its new spelling
     assert read(loaded, catalog.resolve_api_name, "old") == "FO-29"
     assert {entry["api_name"]: entry["aliases"] for entry in read(loaded, catalog.catalog_with_aliases)}["FO-29"] == [
-        "OLD"]
+        "OLD"
+    ]
     assert write(loaded, catalog.remove_alias, "old") is True
     assert write(loaded, catalog.remove_alias, "old") is False
     assert read(loaded, catalog.resolve_api_name, "old") is None
@@ -165,14 +199,21 @@ def test_add_alias_explains_what_it_refuses(loaded):
 def test_a_renamed_entry_keeps_its_old_name_as_an_alias(loaded):
     ao91 = read(loaded, catalog.entry_named, "AO-91")
     write(loaded, catalog.update, ao91.id, "AO-91 [FM]", "AO-91_[FM]", "https://www.amsat.org/")
-    assert tuple(read(loaded, catalog.entry, ao91.id)) == (ao91.id, "AO-91_[FM]", "AO-91 [FM]", "https://www.amsat.org/")
+    assert tuple(read(loaded, catalog.entry, ao91.id)) == (
+        ao91.id,
+        "AO-91_[FM]",
+        "AO-91 [FM]",
+        "https://www.amsat.org/",
+    )
     assert read(loaded, catalog.resolve_api_name, "ao-91", display_names=False) == "AO-91_[FM]"
     write(loaded, catalog.update, ao91.id, "AO-91 [FM]", "ao-91_[fm]", "")  # a change of case is no rename
     assert {entry["api_name"]: entry["aliases"] for entry in read(loaded, catalog.catalog_with_aliases)}[
-        "ao-91_[fm]"] == ["AO-91"]
+        "ao-91_[fm]"
+    ] == ["AO-91"]
     write(loaded, catalog.update, ao91.id, "AO-91", "AO-91", "")  # back to the old name: its alias goes
-    assert {entry["api_name"]: entry["aliases"] for entry in read(loaded, catalog.catalog_with_aliases)}[
-        "AO-91"] == ["ao-91_[fm]"]
+    assert {entry["api_name"]: entry["aliases"] for entry in read(loaded, catalog.catalog_with_aliases)}["AO-91"] == [
+        "ao-91_[fm]"
+    ]
 
 
 def test_a_new_entry_takes_its_name_back_from_an_alias(loaded):
@@ -180,7 +221,11 @@ def test_a_new_entry_takes_its_name_back_from_an_alias(loaded):
     write(loaded, catalog.create, "SO-50", "so-50", "")
     assert read(loaded, catalog.resolve_api_name, "SO-50") == "so-50"
     assert {entry["api_name"]: entry["aliases"] for entry in read(loaded, catalog.catalog_with_aliases)} == {
-        "AO-7_[U/v]": [], "AO-91": [], "FO-29": [], "so-50": []}
+        "AO-7_[U/v]": [],
+        "AO-91": [],
+        "FO-29": [],
+        "so-50": [],
+    }
 
 
 def test_taken_api_names(loaded):

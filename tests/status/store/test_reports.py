@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from sathub.db import MIGRATIONS, connect, create_engine
 from sathub.status.store import reports as report_store
+from sathub.status.store import writes as report_writes
 from sathub.status.tables import data_revision, report_hours, reports
 from sathub.status.times import read_form_time_of_hour_number
 from tests.conftest import POSTGRES_URL, empty_all_tables, fresh_postgres_database
@@ -23,15 +24,19 @@ from tests.status.store.report_writes import DAYS, apply, writes
 def counted(conn) -> dict:
     """The hourly counts, without those at 0 (kept as changes for readers)."""
     hours = report_hours.c
-    return {(str(day), hour, name, report): count
-            for day, hour, name, report, count in conn.execute(
-                sa.select(hours.day, hours.hour, hours.name, hours.report, hours.report_count)
-                .where(hours.report_count > 0))}
+    return {
+        (str(day), hour, name, report): count
+        for day, hour, name, report, count in conn.execute(
+            sa.select(hours.day, hours.hour, hours.name, hours.report, hours.report_count).where(hours.report_count > 0)
+        )
+    }
 
 
 def stamps(conn) -> dict:
-    return {(str(row.day), row.hour, row.name, row.report): (row.report_count, row.revision)
-            for row in conn.execute(sa.select(report_hours))}
+    return {
+        (str(row.day), row.hour, row.name, row.report): (row.report_count, row.revision)
+        for row in conn.execute(sa.select(report_hours))
+    }
 
 
 def current_revision(conn) -> int:
@@ -40,8 +45,10 @@ def current_revision(conn) -> int:
 
 def recounted(conn) -> dict:
     group = (reports.c.day, reports.c.hour, reports.c.name, reports.c.report)
-    return {(str(day), hour, name, report): count
-            for day, hour, name, report, count in conn.execute(sa.select(*group, sa.func.count()).group_by(*group))}
+    return {
+        (str(day), hour, name, report): count
+        for day, hour, name, report, count in conn.execute(sa.select(*group, sa.func.count()).group_by(*group))
+    }
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -71,13 +78,24 @@ def test_summary_reads_the_same_as_a_scan(engine):
     with connect(engine, write=True) as conn:
         for hour in (22, 23):
             for i, report in enumerate(["Heard", "Heard", "Not Heard", "Telemetry Only"]):
-                report_store.store_submitted(conn, [dict(name="AO-91" if i else "ao-91", day=DAYS[0], hour=hour,
-                                                         period=i, callsign="W1AW", report=report, grid_square=None)])
+                report_writes.store_submitted(
+                    conn,
+                    [
+                        dict(
+                            name="AO-91" if i else "ao-91",
+                            day=DAYS[0],
+                            hour=hour,
+                            period=i,
+                            callsign="W1AW",
+                            report=report,
+                            grid_square=None,
+                        )
+                    ],
+                )
     with connect(engine) as conn:
         rows = report_store.summary(conn, (DAYS[0], 23)).groups
     newest = "2026-11-20T23:30:00Z"
-    assert [(row.name, row.report, row.report_count, read_form_time_of_hour_number(row.latest))
-            for row in rows] == [
+    assert [(row.name, row.report, row.report_count, read_form_time_of_hour_number(row.latest)) for row in rows] == [
         ("AO-91", "Heard", 1, newest),
         ("AO-91", "Telemetry Only", 1, newest),
         ("AO-91", "Not Heard", 1, newest),
@@ -92,9 +110,20 @@ def test_a_value_longer_than_its_column_is_refused_or_kept_whole_never_cut(engin
     long_callsign = "W" * 40
     try:
         with connect(engine, write=True) as conn:
-            report_store.store_submitted(conn, [dict(
-                name="AO-91", day=DAYS[0], hour=1, period=0, callsign=long_callsign, report="Heard",
-                grid_square=None)])
+            report_writes.store_submitted(
+                conn,
+                [
+                    dict(
+                        name="AO-91",
+                        day=DAYS[0],
+                        hour=1,
+                        period=0,
+                        callsign=long_callsign,
+                        report="Heard",
+                        grid_square=None,
+                    )
+                ],
+            )
     except sa.exc.DBAPIError:
         assert engine.dialect.name == "postgresql"
     with connect(engine) as conn:
@@ -115,13 +144,20 @@ def test_migration_counts_existing_reports(database_url, tmp_path):
         with engine.begin() as conn:
             config.attributes["connection"] = conn
             command.upgrade(config, "0003")
-            conn.execute(reports.insert(), [
-                {"name": name, "day": DAYS[0], "hour": 5, "period": period, "callsign": "W1AW", "report": "Heard"}
-                for period, name in enumerate(["AO-91", "AO-91", "SO-50"])])
+            conn.execute(
+                reports.insert(),
+                [
+                    {"name": name, "day": DAYS[0], "hour": 5, "period": period, "callsign": "W1AW", "report": "Heard"}
+                    for period, name in enumerate(["AO-91", "AO-91", "SO-50"])
+                ],
+            )
             command.upgrade(config, "head")
         with connect(engine) as conn:
-            assert counted(conn) == recounted(conn) == {
-                (str(DAYS[0]), 5, "AO-91", "Heard"): 2, (str(DAYS[0]), 5, "SO-50", "Heard"): 1}
+            assert (
+                counted(conn)
+                == recounted(conn)
+                == {(str(DAYS[0]), 5, "AO-91", "Heard"): 2, (str(DAYS[0]), 5, "SO-50", "Heard"): 1}
+            )
             if conn.dialect.name == "postgresql":
                 conn.exec_driver_sql("TRUNCATE reports")
                 assert counted(conn) == {}

@@ -32,17 +32,28 @@ def test_four_processes_one_row_per_slot():
         with db.connect(engine, write=True) as conn:
             catalog_store.load_catalog(conn, [{"name": "AO-91", "display_name": "AO-91", "website": ""}])
         unlimited = {"SATHUB_API_RATE_PER_MINUTE": "0"}  # all 120 come from 127.0.0.1
-        with sathub_server(url, env=unlimited) as a, sathub_server(url, env=unlimited) as b, \
-                sathub_server(url, env=unlimited) as c, sathub_server(url, env=unlimited) as d:
+        with (
+            sathub_server(url, env=unlimited) as a,
+            sathub_server(url, env=unlimited) as b,
+            sathub_server(url, env=unlimited) as c,
+            sathub_server(url, env=unlimited) as d,
+        ):
             roots = [a, b, c, d]
             base = datetime.now(UTC).replace(minute=5, second=0, microsecond=0) - timedelta(hours=2)
             jobs = []
             for i in range(SLOTS * SUBMISSIONS_PER_SLOT):
                 slot = i % SLOTS
-                jobs.append((roots[i % 4], {
-                    "name": "AO-91", "callsign": "W1AW" if i % 2 else "w1aw",
-                    "report": ["Heard", "Not Heard", "Telemetry"][i % 3],
-                    "reported_at": (base + timedelta(minutes=15 * slot % 60, hours=slot // 4)).isoformat()}))
+                jobs.append(
+                    (
+                        roots[i % 4],
+                        {
+                            "name": "AO-91",
+                            "callsign": "W1AW" if i % 2 else "w1aw",
+                            "report": ["Heard", "Not Heard", "Telemetry"][i % 3],
+                            "reported_at": (base + timedelta(minutes=15 * slot % 60, hours=slot // 4)).isoformat(),
+                        },
+                    )
+                )
 
             def submit(job):
                 root, body = job
@@ -56,8 +67,11 @@ def test_four_processes_one_row_per_slot():
         replaced = sum(answer.json()["data"]["replaced_count"] for answer in answers)
         assert replaced == len(jobs) - SLOTS  # every submission but the first of each slot replaced one
         with engine.connect() as conn:
-            per_slot = conn.execute(sa.select(reports.c.day, reports.c.hour, reports.c.period, sa.func.count())
-                                    .group_by(reports.c.day, reports.c.hour, reports.c.period)).all()
+            per_slot = conn.execute(
+                sa.select(reports.c.day, reports.c.hour, reports.c.period, sa.func.count()).group_by(
+                    reports.c.day, reports.c.hour, reports.c.period
+                )
+            ).all()
             totals = conn.execute(sa.select(report_totals.c.report_count)).scalar_one()
         assert len(per_slot) == SLOTS and all(row[3] == 1 for row in per_slot)
         assert totals == SLOTS
@@ -90,12 +104,30 @@ def test_one_address_gets_its_api_limit_across_four_processes_beside_the_form():
                 root = roots[n % 4]
                 with httpx.Client(timeout=30) as http:
                     if kind == "api":
-                        return kind, http.post(f"{root}/api/v1/reports.php", json={
-                            "name": "AO-91", "report": "Heard", "callsign": call, "reported_at": hour.isoformat()})
-                    return kind, http.get(f"{root}/submit.php", params={
-                        "SatSubmit": "yes", "Confirm": "yes", "SatName": "AO-91", "SatYear": f"{hour:%Y}",
-                        "SatMonth": f"{hour:%m}", "SatDay": f"{hour:%d}", "SatHour": f"{hour:%H}", "SatPeriod": "2",
-                        "SatCall": call, "SatReport": "Heard"})
+                        return kind, http.post(
+                            f"{root}/api/v1/reports.php",
+                            json={
+                                "name": "AO-91",
+                                "report": "Heard",
+                                "callsign": call,
+                                "reported_at": hour.isoformat(),
+                            },
+                        )
+                    return kind, http.get(
+                        f"{root}/submit.php",
+                        params={
+                            "SatSubmit": "yes",
+                            "Confirm": "yes",
+                            "SatName": "AO-91",
+                            "SatYear": f"{hour:%Y}",
+                            "SatMonth": f"{hour:%m}",
+                            "SatDay": f"{hour:%d}",
+                            "SatHour": f"{hour:%H}",
+                            "SatPeriod": "2",
+                            "SatCall": call,
+                            "SatReport": "Heard",
+                        },
+                    )
 
             while time.time() % 60 > 40:  # all of it inside one minute's window
                 time.sleep(0.5)
@@ -105,8 +137,12 @@ def test_one_address_gets_its_api_limit_across_four_processes_beside_the_form():
         unexpected = [answer.text[:300] for _, answer in answers if answer.status_code not in (200, 201, 429)]
         assert statuses == {("api", 201): 60, ("api", 429): 40, ("form", 200): 30}, (statuses, unexpected)
         with engine.connect() as conn:  # counted by the servers' connections, which have ended
-            assert conn.exec_driver_sql("SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"
-                                        ).scalar_one() == 0
+            assert (
+                conn.exec_driver_sql(
+                    "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"
+                ).scalar_one()
+                == 0
+            )
         refused = next(answer for kind, answer in answers if answer.status_code == 429)
         assert refused.json()["error"]["code"] == "rate_limited" and 1 <= int(refused.headers["retry-after"]) <= 60
         with engine.connect() as conn:

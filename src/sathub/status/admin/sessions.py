@@ -51,5 +51,10 @@ def decode(secret: str, cookie: str | None) -> Session | None:
 
 
 def cookie_options(site: str, path: str) -> dict:
-    return {"httponly": True, "samesite": "strict", "secure": site.startswith("https:"), "path": path,
-            "max_age": MAX_AGE}
+    return {
+        "httponly": True,
+        "samesite": "strict",
+        "secure": site.startswith("https:"),
+        "path": path,
+        "max_age": MAX_AGE,
+    }

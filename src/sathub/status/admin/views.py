@@ -51,18 +51,47 @@ def _integer(text: str | None) -> int | None:
     return -value if sign == "-" else value
 
 
-def _page(request: Request, template: str, session: sessions.Session | None = None, status: int = 200,
-          headers: dict | None = None, **context) -> Response:
+def _page(
+    request: Request,
+    template: str,
+    session: sessions.Session | None = None,
+    status: int = 200,
+    headers: dict | None = None,
+    **context,
+) -> Response:
     token = csrf.make_token(secret_of(request), session.nonce) if session else ""
-    return render(request, template, status=status, site=site_url(request), session=session,
-                  csrf_field=csrf.TOKEN_FIELD, csrf_token=token,
-                  headers={"Cache-Control": "no-store", **csrf.NOT_FRAMED, **(headers or {})}, **context)
+    return render(
+        request,
+        template,
+        status=status,
+        site=site_url(request),
+        session=session,
+        csrf_field=csrf.TOKEN_FIELD,
+        csrf_token=token,
+        headers={"Cache-Control": "no-store", **csrf.NOT_FRAMED, **(headers or {})},
+        **context,
+    )
 
 
-def _message(request: Request, session, message: str, link: str | None = None, link_text: str = "",
-             status: int = 200, headers: dict | None = None) -> Response:
-    return _page(request, "admin_message.html", session, status=status, headers=headers, message=message,
-                 link=link, link_text=link_text)
+def _message(
+    request: Request,
+    session,
+    message: str,
+    link: str | None = None,
+    link_text: str = "",
+    status: int = 200,
+    headers: dict | None = None,
+) -> Response:
+    return _page(
+        request,
+        "admin_message.html",
+        session,
+        status=status,
+        headers=headers,
+        message=message,
+        link=link,
+        link_text=link_text,
+    )
 
 
 def admin_only(changes: bool = False):
@@ -82,10 +111,17 @@ def admin_only(changes: bool = False):
             if changes and csrf.has_browser_signal(request.headers):
                 token = fields.get(csrf.TOKEN_FIELD) or request.query_params.get(csrf.TOKEN_FIELD, "")
                 if not csrf.token_is_valid(secret_of(request), session.nonce, token):
-                    return _message(request, session, "This page has expired or came from another site. "
-                                    "Please go back, reload the page and try again.",
-                                    f"{site_url(request)}/admin/dashboard.php", "Return to Dashboard", 403)
+                    return _message(
+                        request,
+                        session,
+                        "This page has expired or came from another site. "
+                        "Please go back, reload the page and try again.",
+                        f"{site_url(request)}/admin/dashboard.php",
+                        "Return to Dashboard",
+                        403,
+                    )
             return await handler(request, session, fields)
+
         return run
 
     return decorate
@@ -115,10 +151,9 @@ async def login(request: Request) -> Response:
         fields = await form_fields(request)
     except BodyTooLarge:
         return _message(request, None, "The request is too large.", f"{site}/admin/index.php", "Log in", 413)
-    if csrf.from_another_site(request):
-        if not csrf.token_is_valid(secret_of(request), address, fields.get(csrf.TOKEN_FIELD, "")):
-            return _message(request, None, "This login came from another site.", f"{site}/admin/index.php",
-                            "Log in", 403)
+    token = fields.get(csrf.TOKEN_FIELD, "")
+    if csrf.from_another_site(request) and not csrf.token_is_valid(secret_of(request), address, token):
+        return _message(request, None, "This login came from another site.", f"{site}/admin/index.php", "Log in", 403)
     username, password = fields.get("username", ""), fields.get("password", "")
     now = time.time()
     start = rate_limit.window_start(now)
@@ -126,8 +161,13 @@ async def login(request: Request) -> Response:
     stored_hash = user.password if user else None
     verdict = rate_limit.judge(hits, LOGIN_ATTEMPTS_PER_MINUTE, start, now)
     if not verdict.allowed:
-        return _message(request, None, f"Too many login attempts. Please try again in {verdict.retry_after} "
-                        "seconds.", status=429, headers={"Retry-After": str(verdict.retry_after)})
+        return _message(
+            request,
+            None,
+            f"Too many login attempts. Please try again in {verdict.retry_after} seconds.",
+            status=429,
+            headers={"Retry-After": str(verdict.retry_after)},
+        )
     checking = time.monotonic()
     matches = await run_in_threadpool(verify_password, password, stored_hash or DUMMY_HASH)
     if not (matches and stored_hash):
@@ -162,8 +202,11 @@ async def add_satellite(request: Request, session, fields) -> Response:
 
 def _names(fields: dict[str, str]) -> tuple[str, str, str]:
     """Display name, API name and website, as the add and edit forms send them."""
-    return (rules.php_trim(fields.get("satellite_name", "")), rules.php_trim(fields.get("html_satellite_name", "")),
-            rules.php_trim(fields.get("website", "")))
+    return (
+        rules.php_trim(fields.get("satellite_name", "")),
+        rules.php_trim(fields.get("html_satellite_name", "")),
+        rules.php_trim(fields.get("website", "")),
+    )
 
 
 async def _save(request: Request, fields: dict[str, str], satellite_id: int | None) -> str | None:

@@ -46,9 +46,11 @@ SWAGGER_ASSETS = {
 CURL_EXAMPLES = {
     ("/catalog.php", "get"): "curl '{base}/catalog.php?include_stats=true'",
     ("/reports.php", "get"): "curl '{base}/reports.php?name=AO-91&hours=24'",
-    ("/reports.php", "post"): ("curl -X POST '{base}/reports.php' \\\n  -H 'Content-Type: application/json' \\\n"
-                               "  -d '{{\"name\": \"AO-91\", \"report\": \"Heard\", \"callsign\": \"W1AW\", "
-                               "\"grid_square\": \"FN31\", \"reported_at\": \"2026-05-23T08:17:42Z\"}}'"),
+    ("/reports.php", "post"): (
+        "curl -X POST '{base}/reports.php' \\\n  -H 'Content-Type: application/json' \\\n"
+        '  -d \'{{"name": "AO-91", "report": "Heard", "callsign": "W1AW", '
+        '"grid_square": "FN31", "reported_at": "2026-05-23T08:17:42Z"}}\''
+    ),
     ("/summary.php", "get"): "curl '{base}/summary.php?hours=24'",
     ("/statuses.php", "get"): "curl '{base}/statuses.php'",
     ("/health.php", "get"): "curl '{base}/health.php'",
@@ -62,6 +64,7 @@ CURL_EXAMPLES = {
 @dataclass(frozen=True)
 class Generation:
     """Where one generation of upstream's docs pages lives and how its pages link to each other."""
+
     folder: str  # "/api" (ca2278e) or "/api/v1" (0c0abe1 and later)
     overview_page: str
     spec_url: str  # relative, so the document is fetched from wherever the page was served
@@ -70,14 +73,19 @@ class Generation:
     def links(self, request: Request) -> dict[str, str]:
         site = site_url(request)
         here = f"{site}{self.folder}"
-        return {"site": site, "base": f"{site}/api/v1", "docs": f"{here}/docs.php",
-                "acknowledgements": f"{here}/acknowledgements.php", "overview": f"{here}/{self.overview_page}"}
+        return {
+            "site": site,
+            "base": f"{site}/api/v1",
+            "docs": f"{here}/docs.php",
+            "acknowledgements": f"{here}/acknowledgements.php",
+            "overview": f"{here}/{self.overview_page}",
+        }
 
 
-FIRST = Generation(folder="/api", overview_page="index.php", spec_url="./v1/openapi.php",
-                   asset_prefix="./swagger-ui")
-LATER = Generation(folder="/api/v1", overview_page="overview.php", spec_url="./openapi.php",
-                   asset_prefix="../swagger-ui")
+FIRST = Generation(folder="/api", overview_page="index.php", spec_url="./v1/openapi.php", asset_prefix="./swagger-ui")
+LATER = Generation(
+    folder="/api/v1", overview_page="overview.php", spec_url="./openapi.php", asset_prefix="../swagger-ui"
+)
 
 
 def inline_markdown(text: str) -> Markup:
@@ -108,34 +116,44 @@ def endpoint_blocks(base: str) -> list[dict]:
     for path, item in DOCUMENT["paths"].items():
         for method, operation in item.items():
             parameters = [_resolve(p) for p in operation.get("parameters", [])]
-            blocks.append({
-                "anchor": operation["operationId"],
-                "method": method.upper(),
-                "path": path,
-                "summary": operation["summary"],
-                "tag": operation["tags"][0],
-                "description": paragraphs(operation.get("description", "")),
-                "parameters": [{"name": p["name"], "description": inline_markdown(p["description"])}
-                               for p in parameters],
-                "body": method == "post",
-                "curl": CURL_EXAMPLES[(path, method)].format(base=base),
-            })
+            blocks.append(
+                {
+                    "anchor": operation["operationId"],
+                    "method": method.upper(),
+                    "path": path,
+                    "summary": operation["summary"],
+                    "tag": operation["tags"][0],
+                    "description": paragraphs(operation.get("description", "")),
+                    "parameters": [
+                        {"name": p["name"], "description": inline_markdown(p["description"])} for p in parameters
+                    ],
+                    "body": method == "post",
+                    "curl": CURL_EXAMPLES[(path, method)].format(base=base),
+                }
+            )
     return blocks
 
 
 def overview_endpoint(generation: Generation):
     async def overview(request: Request) -> Response:
         links = generation.links(request)
-        return render(request, "docs/overview.html", version=API_VERSION, links=links,
-                      endpoints=endpoint_blocks(links["base"]))
+        return render(
+            request, "docs/overview.html", version=API_VERSION, links=links, endpoints=endpoint_blocks(links["base"])
+        )
+
     return overview
 
 
 def swagger_endpoint(generation: Generation):
     async def swagger(request: Request) -> Response:
-        return render(request, "docs/swagger.html", spec_url=generation.spec_url,
-                      assets=generation.asset_prefix,
-                      overview_link=f"./{generation.overview_page}")
+        return render(
+            request,
+            "docs/swagger.html",
+            spec_url=generation.spec_url,
+            assets=generation.asset_prefix,
+            overview_link=f"./{generation.overview_page}",
+        )
+
     return swagger
 
 
@@ -143,6 +161,7 @@ def acknowledgements_endpoint(generation: Generation):
     async def acknowledgements(request: Request) -> Response:
         text = ACKNOWLEDGEMENTS.format(overview=f"./{generation.overview_page}")
         return PlainTextResponse(text, headers={"Content-Type": "text/plain; charset=utf-8"})
+
     return acknowledgements
 
 
@@ -169,6 +188,4 @@ async def swagger_asset(request: Request) -> Response:
     if name not in SWAGGER_ASSETS:
         return PlainTextResponse("Not Found", status_code=404)
     folder, media_type = SWAGGER_ASSETS[name]
-    return FileResponse(folder / name, media_type=media_type,
-                        headers={"Cache-Control": "public, max-age=86400"})
-
+    return FileResponse(folder / name, media_type=media_type, headers={"Cache-Control": "public, max-age=86400"})

@@ -20,8 +20,12 @@ from sathub.status.store import catalog, reports
 @endpoint("GET")
 async def satellites(request: Request) -> Response:
     def render(conn) -> bytes:
-        return php_compact_json([{"id": row.id, "name": row.display_name, "html_element_name": row.api_name,
-                                  "website": row.website} for row in catalog.catalog(conn)])
+        return php_compact_json(
+            [
+                {"id": row.id, "name": row.display_name, "html_element_name": row.api_name, "website": row.website}
+                for row in catalog.catalog(conn)
+            ]
+        )
 
     answers = answers_of(request)
     return legacy_array(await answers.get(("satellites",), answers.revision(), render))
@@ -43,11 +47,18 @@ async def sat_info(request: Request) -> Response:
 
     def render(conn) -> bytes:
         # Old rows may hold a NULL grid; clients need a string (clients.md, item 3).
-        return php_compact_json([{"name": row.name, "reported_time": times.read_form_time(row.day, row.hour),
-                                  "callsign": row.callsign, "report": row.report,
-                                  "grid_square": row.grid_square or ""}
-                                 for row in reports.sat_info(conn, name, window)])
+        return php_compact_json(
+            [
+                {
+                    "name": row.name,
+                    "reported_time": times.read_form_time(row.day, row.hour),
+                    "callsign": row.callsign,
+                    "report": row.report,
+                    "grid_square": row.grid_square or "",
+                }
+                for row in reports.sat_info(conn, name, window)
+            ]
+        )
 
     answers = answers_of(request)
     return legacy_array(await answers.get(("sat_info", name.lower(), window), answers.revision(), render))
-

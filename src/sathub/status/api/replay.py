@@ -67,5 +67,9 @@ class ReplayedAnswers:
 
 
 def _whole_200(sent: list[Message]) -> bool:
-    return (len(sent) == 2 and sent[0]["status"] == 200 and not sent[1].get("more_body")
-            and len(sent[1].get("body", b"")) <= LARGEST)
+    return (
+        len(sent) == 2
+        and sent[0]["status"] == 200
+        and not sent[1].get("more_body")
+        and len(sent[1].get("body", b"")) <= LARGEST
+    )

@@ -65,9 +65,15 @@ class Accepted:
     instant: datetime
 
     def row(self) -> dict:
-        return dict(name=self.name, day=self.instant.date(), hour=self.instant.hour,
-                    period=rules.period_of_minute(self.instant.minute), callsign=self.callsign,
-                    report=self.report, grid_square=self.grid_square)
+        return dict(
+            name=self.name,
+            day=self.instant.date(),
+            hour=self.instant.hour,
+            period=rules.period_of_minute(self.instant.minute),
+            callsign=self.callsign,
+            report=self.report,
+            grid_square=self.grid_square,
+        )
 
 
 def validate_api(fields: dict, conn, now: datetime, resolve=catalog.resolve_api_name) -> Accepted:
@@ -79,8 +85,9 @@ def validate_api(fields: dict, conn, now: datetime, resolve=catalog.resolve_api_
         raise ApiError(422, "unknown_satellite", "The satellite name does not match a known satellite.")
     report = rules.normalize_report(_aliased(fields, "report", "status"))
     if report is None:
-        raise ApiError(422, "invalid_report", "The report value is not supported.",
-                       {"allowed_values": list(rules.REPORT_VALUES)})
+        raise ApiError(
+            422, "invalid_report", "The report value is not supported.", {"allowed_values": list(rules.REPORT_VALUES)}
+        )
     grid_text = rules.normalize_grid(as_text(fields.get("grid_square")))
     callsign, grid = rules.split_api_callsign(as_text(fields.get("callsign")), grid_text)
     if not rules.is_valid_callsign(callsign):
@@ -105,8 +112,7 @@ def reported_instant(fields: dict, now: datetime) -> datetime:
             raise ApiError(422, "invalid_reported_at", "The reported_at value is not a valid timestamp.")
         return instant
     if any(key not in fields for key in ("year", "month", "day", "hour")):
-        raise ApiError(422, "missing_reported_at",
-                       "Give reported_at, or all of year, month, day and hour.")
+        raise ApiError(422, "missing_reported_at", "Give reported_at, or all of year, month, day and hour.")
     year, month, day, hour = (rules.php_intval(as_text(fields[key])) for key in ("year", "month", "day", "hour"))
     minute_value = fields.get("minute")
     minute = 30 if minute_value is None else rules.php_intval(as_text(minute_value))
@@ -116,4 +122,3 @@ def reported_instant(fields: dict, now: datetime) -> datetime:
         return datetime(year, month, day, tzinfo=times.UTC) + timedelta(hours=hour, minutes=minute)
     except (ValueError, OverflowError) as exc:
         raise ApiError(422, "invalid_reported_at", "The date and time parts are not a valid date.") from exc
-

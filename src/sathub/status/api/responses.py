@@ -22,8 +22,9 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, details: dict | None = None,
-                 headers: dict[str, str] | None = None):
+    def __init__(
+        self, status: int, code: str, message: str, details: dict | None = None, headers: dict[str, str] | None = None
+    ):
         super().__init__(message)
         self.status, self.code, self.message, self.details = status, code, message, details
         self.headers = headers  # beside the envelope's own, e.g. a 429's Retry-After
@@ -51,8 +52,10 @@ def _envelope_headers(commit: str, deployed_at: str) -> dict[str, str]:
 
 @functools.lru_cache(maxsize=8)
 def _envelope_raw_headers(commit: str, deployed_at: str) -> tuple[tuple[bytes, bytes], ...]:
-    return tuple((key.lower().encode("latin-1"), value.encode("latin-1"))
-                 for key, value in _envelope_headers(commit, deployed_at).items())
+    return tuple(
+        (key.lower().encode("latin-1"), value.encode("latin-1"))
+        for key, value in _envelope_headers(commit, deployed_at).items()
+    )
 
 
 def _prepared(body: bytes, raw_headers) -> Response:
@@ -73,8 +76,11 @@ def envelope(request: Request, body: dict | str | bytes, status: int = 200, head
             body = (body if isinstance(body, str) else php_pretty_json(body)).encode()
         return _prepared(body, _envelope_raw_headers(settings.commit, settings.deployed_at))
     text = body if isinstance(body, (str, bytes)) else php_pretty_json(body)
-    return Response(text, status_code=status,
-                    headers={**_envelope_headers(settings.commit, settings.deployed_at), **(headers or {})})
+    return Response(
+        text,
+        status_code=status,
+        headers={**_envelope_headers(settings.commit, settings.deployed_at), **(headers or {})},
+    )
 
 
 def legacy_array(items: list[dict] | bytes) -> Response:
@@ -91,8 +97,9 @@ def error_response(request: Request, error: ApiError, headers: dict | None = Non
     inner = {"code": error.code, "message": error.message, "status": error.status}
     if error.details is not None:
         inner["details"] = error.details
-    return envelope(request, {"error": inner}, status=error.status,
-                    headers={**(error.headers or {}), **(headers or {})})
+    return envelope(
+        request, {"error": inner}, status=error.status, headers={**(error.headers or {}), **(headers or {})}
+    )
 
 
 def endpoint(*methods: str) -> Callable[[Handler], Handler]:
@@ -105,9 +112,15 @@ def endpoint(*methods: str) -> Callable[[Handler], Handler]:
         async def run(request: Request) -> Response:
             method = request.method
             if method == "OPTIONS":
-                return Response(status_code=204, headers={
-                    "Access-Control-Allow-Origin": "*", "Access-Control-Allow-Headers": "Content-Type",
-                    "Access-Control-Allow-Methods": allowed, "Allow": allowed})
+                return Response(
+                    status_code=204,
+                    headers={
+                        "Access-Control-Allow-Origin": "*",
+                        "Access-Control-Allow-Headers": "Content-Type",
+                        "Access-Control-Allow-Methods": allowed,
+                        "Allow": allowed,
+                    },
+                )
             if method not in methods and not (method == "HEAD" and "GET" in methods):
                 error = ApiError(405, "method_not_allowed", f"This endpoint accepts only {allowed}.")
                 return error_response(request, error, headers={"Allow": allowed})
@@ -116,12 +129,20 @@ def endpoint(*methods: str) -> Callable[[Handler], Handler]:
             except ApiError as error:
                 response = error_response(request, error)
             except BodyTooLarge:
-                response = error_response(request, ApiError(
-                    413, "payload_too_large", "The request body is larger than 64 KiB."))
+                response = error_response(
+                    request, ApiError(413, "payload_too_large", "The request body is larger than 64 KiB.")
+                )
             except UNREACHABLE as exc:
                 log.warning("database unavailable: %s", exc)
-                response = error_response(request, ApiError(
-                    503, "database_unavailable", "The database is unavailable.",), headers={"Retry-After": "5"})
+                response = error_response(
+                    request,
+                    ApiError(
+                        503,
+                        "database_unavailable",
+                        "The database is unavailable.",
+                    ),
+                    headers={"Retry-After": "5"},
+                )
             except DatabaseError:
                 log.exception("query failed")
                 code = "write_failed" if method == "POST" else "query_failed"

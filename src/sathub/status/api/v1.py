@@ -23,6 +23,7 @@ from sathub.status.cache import answers_of
 from sathub.status.store import accounts
 from sathub.status.store import catalog as catalog_store
 from sathub.status.store import reports as report_store
+from sathub.status.store import writes as report_writes
 from sathub.web import client_address, in_thread, in_write_batch, settings_of, site_url
 
 OPENAPI = resources.files("sathub.status.api") / "openapi.json"
@@ -57,9 +58,19 @@ def report_read_forms(rows) -> list[dict]:
     """The read form of store.reports.search_reports rows, unpacked in its column order (a Row's attribute
     access costs 3.5 times as much, and an answer holds up to 500 rows)."""
     read_time = times.read_form_time
-    return [{"id": id_, "name": name, "satellite_display_name": display_name, "reported_time": read_time(day, hour),
-             "callsign": callsign, "report": report, "grid_square": grid_square, "period": period}
-            for id_, name, display_name, day, hour, callsign, report, grid_square, period in rows]
+    return [
+        {
+            "id": id_,
+            "name": name,
+            "satellite_display_name": display_name,
+            "reported_time": read_time(day, hour),
+            "callsign": callsign,
+            "report": report,
+            "grid_square": grid_square,
+            "period": period,
+        }
+        for id_, name, display_name, day, hour, callsign, report, grid_square, period in rows
+    ]
 
 
 @endpoint("GET")
@@ -84,12 +95,16 @@ async def catalog(request: Request) -> Response:
 
 def satellite_item(row, base: str, with_stats: bool) -> dict:
     encoded = encode_name(row.api_name)
-    item = {"id": row.id, "name": row.api_name, "display_name": row.display_name, "website": row.website,
-            "links": {"self": f"{base}/catalog.php?name={encoded}", "reports": f"{base}/reports.php?name={encoded}"}}
+    item = {
+        "id": row.id,
+        "name": row.api_name,
+        "display_name": row.display_name,
+        "website": row.website,
+        "links": {"self": f"{base}/catalog.php?name={encoded}", "reports": f"{base}/reports.php?name={encoded}"},
+    }
     if with_stats:
         item["report_count"] = row.report_count or 0
-        item["latest_reported_time"] = (times.read_form_time(row.latest_day, row.latest_hour)
-                                        if row.latest_day else None)
+        item["latest_reported_time"] = times.read_form_time(row.latest_day, row.latest_hour) if row.latest_day else None
     return item
 
 
@@ -114,8 +129,9 @@ async def search_reports(request: Request) -> Response:
         invalid = error
     names: tuple[str, ...] = ()
     if name is not None:
-        matches = await answers.get(("names", name), revision,
-                                    lambda conn: tuple(row.api_name for row in catalog_store.catalog(conn, name)))
+        matches = await answers.get(
+            ("names", name), revision, lambda conn: tuple(row.api_name for row in catalog_store.catalog(conn, name))
+        )
         if not matches:
             raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
         names = tuple(sorted({name, *matches}))  # the database folds case, as in its indexes
@@ -125,15 +141,21 @@ async def search_reports(request: Request) -> Response:
     callsign = rules.ascii_upper(callsign) if callsign else None
 
     def render(conn) -> tuple[int, PrettyFragment]:
-        rows = report_store.search_reports(conn, window=window, limit=limit, names=names, callsign=callsign,
-                                    grid_square=grid, report=report)
+        rows = report_store.search_reports(
+            conn, window=window, limit=limit, names=names, callsign=callsign, grid_square=grid, report=report
+        )
         return len(rows), PrettyFragment(php_pretty_json(report_read_forms(rows), "    "))
 
     key = ("reports", window, limit, names, callsign, grid, report)
     count, data = await answers.get(key, revision, render)
     # The body around the cached rows changes with meta.since (to the second): kept per second.
-    body = answers.derived((*key, hours), (revision, since), lambda: php_pretty_json(
-        {"data": data, "meta": {"count": count, "limit": limit, "since": since, "hours": hours}}).encode())
+    body = answers.derived(
+        (*key, hours),
+        (revision, since),
+        lambda: php_pretty_json(
+            {"data": data, "meta": {"count": count, "limit": limit, "since": since, "hours": hours}}
+        ).encode(),
+    )
     return envelope(request, body)
 
 
@@ -171,9 +193,15 @@ async def create_report(request: Request) -> Response:
     accepted, stored = await in_write_batch(request, check_report, fields, client, limit, store=store_reports)
     link = reports_link(request, accepted.name)
     body = {
-        "data": {"id": stored.id, "name": accepted.name, "reported_time": times.iso_z(accepted.instant),
-                 "callsign": accepted.callsign, "report": accepted.report,
-                 "grid_square": accepted.grid_square, "replaced_count": stored.replaced_count},
+        "data": {
+            "id": stored.id,
+            "name": accepted.name,
+            "reported_time": times.iso_z(accepted.instant),
+            "callsign": accepted.callsign,
+            "report": accepted.report,
+            "grid_square": accepted.grid_square,
+            "replaced_count": stored.replaced_count,
+        },
         "links": {"satellite_reports": link},
     }
     return envelope(request, body, status=201, headers={"Location": link})
@@ -204,8 +232,12 @@ def _count_post(conn, client: str, limit: int) -> None:
     start = rate_limit.window_start(now)
     verdict = rate_limit.judge(accounts.count_hit(conn, client, start), limit, start, now)
     if not verdict.allowed:
-        raise ApiError(429, "rate_limited", f"Too many reports from this address: try again in "
-                       f"{verdict.retry_after} seconds.", headers={"Retry-After": str(verdict.retry_after)})
+        raise ApiError(
+            429,
+            "rate_limited",
+            f"Too many reports from this address: try again in {verdict.retry_after} seconds.",
+            headers={"Retry-After": str(verdict.retry_after)},
+        )
 
 
 def _resolver(conn):
@@ -224,10 +256,11 @@ def _resolver(conn):
     return resolve
 
 
-def store_reports(conn, accepted: list[report_input.Accepted]
-                  ) -> list[tuple[report_input.Accepted, report_store.Stored]]:
+def store_reports(
+    conn, accepted: list[report_input.Accepted]
+) -> list[tuple[report_input.Accepted, report_writes.Stored]]:
     """The reports that arrived together, in one statement (group_commit.py)."""
-    return list(zip(accepted, report_store.store_submitted(conn, [a.row() for a in accepted]), strict=True))
+    return list(zip(accepted, report_writes.store_submitted(conn, [a.row() for a in accepted]), strict=True))
 
 
 @endpoint("GET")
@@ -254,8 +287,7 @@ async def statuses(request: Request) -> Response:
 @endpoint("GET")
 async def health(request: Request) -> Response:
     await in_thread(request, ping)
-    return envelope(request, {"data": {"status": "ok", "version": API_VERSION,
-                                       "time": times.iso_z(times.utc_now())}})
+    return envelope(request, {"data": {"status": "ok", "version": API_VERSION, "time": times.iso_z(times.utc_now())}})
 
 
 def ping(conn) -> None:
@@ -274,8 +306,7 @@ async def openapi(request: Request) -> Response:
     prefix = settings_of(request).prefix
     # Our servers[0].url carries the deployment prefix, so "try it out" works under /status.
     document = document.replace('"url": "/api/v1"', f'"url": "{prefix}/api/v1"', 1)
-    return Response(document, headers={"Content-Type": "application/json; charset=utf-8",
-                                       "Cache-Control": "no-store"})
+    return Response(document, headers={"Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"})
 
 
 async def index(request: Request) -> Response:
@@ -298,4 +329,3 @@ Legacy compatibility:
   GET  {base}/sat_info.php?name=AO-91&hours=24
 """
     return PlainTextResponse(text, headers={"Content-Type": "text/plain; charset=utf-8"})
-

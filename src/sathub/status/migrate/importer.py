@@ -19,7 +19,7 @@ from tqdm import tqdm
 from sathub import db
 from sathub.status.migrate.rows import SlotWindow, catalog_names, clean_report, column_length
 from sathub.status.migrate.sources import SourceError, open_source
-from sathub.status.store import accounts, catalog, reports
+from sathub.status.store import accounts, catalog, writes
 from sathub.status.tables import users
 
 __all__ = ["BATCH_SIZE", "ImportSummary", "SourceError", "Tally", "run"]
@@ -33,6 +33,7 @@ _MAX_USERNAME = column_length(users.c.username)
 @dataclass
 class Tally:
     """What became of the catalog entries or admin accounts of the source."""
+
     added: int = 0
     updated: int = 0
     unchanged: int = 0
@@ -40,8 +41,12 @@ class Tally:
     skipped: int = 0  # no name (or password), or a name longer than our column
 
     def describe(self) -> str:
-        others = ((self.updated, "updated"), (self.unchanged, "unchanged"),
-                  (self.kept, "kept as they are here (another password)"), (self.skipped, "skipped"))
+        others = (
+            (self.updated, "updated"),
+            (self.unchanged, "unchanged"),
+            (self.kept, "kept as they are here (another password)"),
+            (self.skipped, "skipped"),
+        )
         return ", ".join([f"{self.added} added"] + [f"{count} {label}" for count, label in others if count])
 
 
@@ -70,8 +75,7 @@ class ImportSummary:
             f"  skipped:          {sum(self.skipped.values())}",
         ]
         lines += [f"    {reason}: {count}" for reason, count in sorted(self.skipped.items())]
-        lines += [f"Satellites:     {_describe(self.satellites)}",
-                  f"Administrators: {_describe(self.users)}"]
+        lines += [f"Satellites:     {_describe(self.satellites)}", f"Administrators: {_describe(self.users)}"]
         return "\n".join(lines)
 
 
@@ -79,8 +83,7 @@ def _describe(tally: Tally | None) -> str:
     return "none in the source" if tally is None else tally.describe()
 
 
-def run(engine: Engine, source: str, *, progress: bool = False,
-        batch_size: int = BATCH_SIZE) -> ImportSummary:
+def run(engine: Engine, source: str, *, progress: bool = False, batch_size: int = BATCH_SIZE) -> ImportSummary:
     """Import SOURCE (a mysql:// URL or a CSV path) into the migrated database of `engine`.
 
     Raises SourceError when the source cannot be read at all; a bad row is skipped and counted."""
@@ -115,7 +118,7 @@ def _store(engine: Engine, batch: list[dict], summary: ImportSummary) -> None:
     if not batch:
         return
     with db.connect(engine, write=True) as conn:
-        outcome = reports.store_imported(conn, batch)
+        outcome = writes.store_imported(conn, batch)
     summary.stored_new += outcome.new
     summary.already_present += outcome.unchanged
     summary.replaced += outcome.replaced

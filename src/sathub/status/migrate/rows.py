@@ -43,8 +43,13 @@ def name_key(name: str) -> str:
 
 def slot_key(report: Mapping) -> tuple:
     """The slot of status-api.md 5.5: name and callsign case-insensitive, value and grid not part of it."""
-    return (name_key(report["name"]), report["day"], report["hour"], report["period"],
-            report["callsign"].translate(_ASCII_UPPER))
+    return (
+        name_key(report["name"]),
+        report["day"],
+        report["hour"],
+        report["period"],
+        report["callsign"].translate(_ASCII_UPPER),
+    )
 
 
 def catalog_names(entries: list[dict]) -> dict[str, str]:
@@ -92,8 +97,15 @@ def clean_report(row: Mapping, api_names: Mapping[str, str]) -> dict | str:
     grid = None if row["grid_square"] is None else _text(row["grid_square"])
     if grid is not None and len(grid) > MAX_GRID:
         return "grid square too long"
-    return {"name": name, "day": day, "hour": hour, "period": period, "callsign": callsign,
-            "report": report, "grid_square": grid}
+    return {
+        "name": name,
+        "day": day,
+        "hour": hour,
+        "period": period,
+        "callsign": callsign,
+        "report": report,
+        "grid_square": grid,
+    }
 
 
 def _text(value) -> str:

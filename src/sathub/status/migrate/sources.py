@@ -17,10 +17,10 @@ from sathub.status.migrate.rows import REPORT_COLUMNS
 
 # Upstream's tables, as far as we read them (spec/status-api.md sections 3 and 9).
 _reports = sa.table("satellite", sa.column("id"), *(sa.column(name) for name in REPORT_COLUMNS))
-_catalog = sa.table("satellite_name", sa.column("id"), sa.column("name"), sa.column("html_element_name"),
-                    sa.column("website"))
-_users = sa.table("users", sa.column("id"), sa.column("username"), sa.column("password"),
-                  sa.column("email"))
+_catalog = sa.table(
+    "satellite_name", sa.column("id"), sa.column("name"), sa.column("html_element_name"), sa.column("website")
+)
+_users = sa.table("users", sa.column("id"), sa.column("username"), sa.column("password"), sa.column("email"))
 
 # How exports write NULL: phpMyAdmin and `mysql --batch` write NULL, SELECT ... INTO OUTFILE \N.
 _CSV_NULLS = frozenset({"NULL", "\\N"})
@@ -53,8 +53,10 @@ class MariaDBSource:
             self._engine.dispose()
             raise SourceError(f"Cannot connect to {self.label}: {exc.orig}") from exc
         inspector = sa.inspect(self._conn)
-        self._tables = {name: {column["name"].lower() for column in inspector.get_columns(name)}
-                        for name in inspector.get_table_names()}
+        self._tables = {
+            name: {column["name"].lower() for column in inspector.get_columns(name)}
+            for name in inspector.get_table_names()
+        }
         if "satellite" not in self._tables:
             self.close()
             raise SourceError(f"{self.label} has no table `satellite` (upstream's reports).")
@@ -71,8 +73,9 @@ class MariaDBSource:
         if "satellite_name" not in self._tables:
             return []
         rows = self._conn.execute(sa.select(_catalog).order_by(_catalog.c.id)).mappings()
-        return [{"name": row["html_element_name"], "display_name": row["name"], "website": row["website"]}
-                for row in rows]
+        return [
+            {"name": row["html_element_name"], "display_name": row["name"], "website": row["website"]} for row in rows
+        ]
 
     def users(self) -> list[dict]:
         """Upstream's admin accounts (username, password hash, email); [] when there are none."""
@@ -81,8 +84,7 @@ class MariaDBSource:
             return []
         selected = [_users.c.username, _users.c.password] + ([_users.c.email] if "email" in columns else [])
         rows = self._conn.execute(sa.select(*selected).order_by(_users.c.id)).mappings()
-        return [{"username": row["username"], "password": row["password"], "email": row.get("email")}
-                for row in rows]
+        return [{"username": row["username"], "password": row["password"], "email": row.get("email")} for row in rows]
 
     def report_batches(self, size: int) -> Iterator[list[dict]]:
         after = None
@@ -110,7 +112,8 @@ class CSVSource:
         self.label = str(path)
         self._path = path
         try:
-            self._file = open(path, newline="", encoding="utf-8-sig", errors="replace")
+            # Kept open while the rows are read; closed by close() (the source is a context manager).
+            self._file = open(path, newline="", encoding="utf-8-sig", errors="replace")  # noqa: SIM115
         except OSError as exc:
             raise SourceError(f"Cannot read {path}: {exc.strerror}.") from exc
         header_line = self._file.readline()
@@ -120,8 +123,10 @@ class CSVSource:
         missing = [name for name in REPORT_COLUMNS if name not in header]
         if missing:
             self.close()
-            raise SourceError(f"{path}: the header row lacks the columns {', '.join(missing)} "
-                              f"(expected at least {', '.join(REPORT_COLUMNS)}).")
+            raise SourceError(
+                f"{path}: the header row lacks the columns {', '.join(missing)} "
+                f"(expected at least {', '.join(REPORT_COLUMNS)})."
+            )
         self._positions = {name: header.index(name) for name in REPORT_COLUMNS}
 
     def count_reports(self) -> int:

@@ -21,6 +21,7 @@ COLUMNS = DAYS * BLOCKS_PER_DAY
 class State:
     """How a block with reports looks: the colour scrapers read, and the letter and CSS pattern
     that make the state readable without colour."""
+
     key: str
     colour: str
     letter: str
@@ -45,14 +46,18 @@ class Counts:
     crew: int = 0
 
     @classmethod
-    def of(cls, reports: Iterable[str]) -> "Counts":
+    def of(cls, reports: Iterable[str]) -> Counts:
         return cls.of_totals(Counter(reports))
 
     @classmethod
-    def of_totals(cls, totals: Mapping[str, int]) -> "Counts":
+    def of_totals(cls, totals: Mapping[str, int]) -> Counts:
         """From a count per report value."""
-        return cls(totals.get("Heard", 0), totals.get("Telemetry Only", 0), totals.get("Not Heard", 0),
-                   totals.get("Crew Active", 0))
+        return cls(
+            totals.get("Heard", 0),
+            totals.get("Telemetry Only", 0),
+            totals.get("Not Heard", 0),
+            totals.get("Crew Active", 0),
+        )
 
 
 def block_state(counts: Counts) -> tuple[State, str]:
@@ -103,6 +108,7 @@ def period_label(period: int) -> str:
 class Report(NamedTuple):
     """One stored report, in the column order of store.reports.grid_window (a tuple: cheap to build
     by the thousand)."""
+
     id: int
     name: str
     day: date
@@ -123,6 +129,7 @@ class Report(NamedTuple):
 @dataclass
 class Block:
     """The reports of one satellite in one two-hour block, most recently stored first."""
+
     name: str
     column: int
     reports: list[Report] = field(default_factory=list)
@@ -199,6 +206,5 @@ def latest_state(newest_first: Sequence) -> tuple[State, str] | None:
     if not newest_first:
         return None
     newest = newest_first[0]
-    same_block = [row.report for row in newest_first
-                  if row.day == newest.day and row.hour // 2 == newest.hour // 2]
+    same_block = [row.report for row in newest_first if row.day == newest.day and row.hour // 2 == newest.hour // 2]
     return block_state(Counts.of(same_block))

@@ -25,8 +25,13 @@ def html_text(text: str) -> str:
     """HTML-escaped text (quotes included); most values need nothing, so check first."""
     if not _SPECIAL.search(text):
         return text
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;").replace("'", "&#39;"))
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#39;")
+    )
 
 
 def script_text(text: str) -> str:
@@ -71,8 +76,10 @@ def render(grid: Grid, site: str) -> GridMarkup:
     site = html_text(site)  # built from the request's Host when no base URL is configured
     for row in grid.rows:
         name = html_text(row.name)
-        rows.append(f'<tr> <td align="right" class="name"><a href="{site}/satellite/{quote(row.name, safe="")}">'
-                    f"{name}</a></td>\n")
+        rows.append(
+            f'<tr> <td align="right" class="name"><a href="{site}/satellite/{quote(row.name, safe="")}">'
+            f"{name}</a></td>\n"
+        )
         for block in row.cells:
             if block is None:
                 rows.append(EMPTY_CELL)
@@ -98,10 +105,12 @@ def _print_block(block: Block, name: str, when: str) -> tuple[str, str, str]:
     texts = [_tooltip_and_details(report) for report in block.reports]
     tooltip = "<br><br>".join(tip for tip, _ in texts)
     items = "".join(f"<li>{line}</li>" for _, line in texts)
-    return (f"tips.{anchor} = new Array( 5, 5, 120, '{tooltip}');\n",
-            f'<td width=9 bgcolor="{state.colour}" class="s-{state.key}"><a href="#{anchor}" '
-            f"onMouseOver=docTips.show('{anchor}') onMouseOut=docTips.hide() "
-            f'aria-label="{name} {when}: {state.label}, {_reports(len(block.reports))}">{text}</a></td>\n',
-            f'<section class="block" id="{anchor}" tabindex="-1"><h3><span class="swatch '
-            f's-{state.key}" style="background-color: {state.colour}" aria-hidden="true">'
-            f"{state.letter}</span> {name}, {when}: {state.label}</h3><ul>{items}</ul></section>\n")
+    return (
+        f"tips.{anchor} = new Array( 5, 5, 120, '{tooltip}');\n",
+        f'<td width=9 bgcolor="{state.colour}" class="s-{state.key}"><a href="#{anchor}" '
+        f"onMouseOver=docTips.show('{anchor}') onMouseOut=docTips.hide() "
+        f'aria-label="{name} {when}: {state.label}, {_reports(len(block.reports))}">{text}</a></td>\n',
+        f'<section class="block" id="{anchor}" tabindex="-1"><h3><span class="swatch '
+        f's-{state.key}" style="background-color: {state.colour}" aria-hidden="true">'
+        f"{state.letter}</span> {name}, {when}: {state.label}</h3><ul>{items}</ul></section>\n",
+    )

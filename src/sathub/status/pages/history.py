@@ -57,13 +57,22 @@ def build_strip(today: date, counts: Iterable[tuple[date, int, str, int]]) -> St
         total = sum(totals.values())
         x = LABEL_WIDTH + (day - start).days * CELL
         y = block * CELL
-        title = (f"{day_label(day)}, {2 * block:02d}:00-{2 * block + 1:02d}:59 UTC: {state.label} "
-                 f"({total} report{'s' if total != 1 else ''})")
+        title = (
+            f"{day_label(day)}, {2 * block:02d}:00-{2 * block + 1:02d}:59 UTC: {state.label} "
+            f"({total} report{'s' if total != 1 else ''})"
+        )
         squares.append(Square(x, y, state, title))
     day_labels = [(LABEL_WIDTH + n * CELL, day_label(start + timedelta(days=n))) for n in range(0, DAYS, 5)]
     hour_labels = [(block * CELL, f"{2 * block:02d}h") for block in range(0, BLOCKS_PER_DAY, 3)]
-    return Strip(width=LABEL_WIDTH + DAYS * CELL, height=BLOCKS_PER_DAY * CELL + 16, plot_x=LABEL_WIDTH, squares=squares,
-                 day_labels=day_labels, hour_labels=hour_labels, reported_blocks=len(squares))
+    return Strip(
+        width=LABEL_WIDTH + DAYS * CELL,
+        height=BLOCKS_PER_DAY * CELL + 16,
+        plot_x=LABEL_WIDTH,
+        squares=squares,
+        day_labels=day_labels,
+        hour_labels=hour_labels,
+        reported_blocks=len(squares),
+    )
 
 
 def entry_time(day: date, hour: int, period: int) -> str:

@@ -33,8 +33,9 @@ async def _about_a_satellite(request: Request, kind: str, build, url_of) -> Resp
     name = request.path_params["name"]
     today = times.utc_now().date()
     answers = answers_of(request)
-    found = await answers.get((kind, site, name), (answers.revision(), today),
-                              partial(_find_and_build, name, partial(build, site, today)))
+    found = await answers.get(
+        (kind, site, name), (answers.revision(), today), partial(_find_and_build, name, partial(build, site, today))
+    )
     if isinstance(found, CachedPage):
         return found.response(request, {"Cache-Control": "no-cache"})
     if found is not None:
@@ -55,18 +56,37 @@ def _find_and_build(name: str, build, conn) -> CachedPage | str | None:
 def _satellite_html(site: str, today, conn, api_name: str, entry) -> CachedPage:
     counts = reports.history(conn, api_name, history.first_day(today))
     recent = reports.recent_reports(conn, api_name, RECENT_REPORTS)
-    return CachedPage.render("satellite.html", site=site, name=api_name, entry=entry,
-                             strip=history.build_strip(today, counts), recent=recent,
-                             latest=grid.latest_state(recent), legend=grid.LEGEND, read_time=times.read_form_time,
-                             period_label=grid.period_label)
+    return CachedPage.render(
+        "satellite.html",
+        site=site,
+        name=api_name,
+        entry=entry,
+        strip=history.build_strip(today, counts),
+        recent=recent,
+        latest=grid.latest_state(recent),
+        legend=grid.LEGEND,
+        read_time=times.read_form_time,
+        period_label=grid.period_label,
+    )
 
 
 def _satellite_atom(site: str, today, conn, api_name: str, entry) -> CachedPage:
     recent = reports.recent_reports(conn, api_name, history.FEED_ENTRIES)
     # Without entries: the start of the day, so that the bytes (and the ETag) only change with
     # the feed's own reports, whichever process renders them and whatever else was written.
-    updated = (history.entry_time(recent[0].day, recent[0].hour, recent[0].period) if recent
-               else f"{today.isoformat()}T00:00:00Z")
-    return CachedPage.render("feed.atom", media_type="application/atom+xml; charset=utf-8", site=site,
-                             name=api_name, entry=entry, reports=recent, updated=updated,
-                             entry_time=history.entry_time, period_label=grid.period_label)
+    updated = (
+        history.entry_time(recent[0].day, recent[0].hour, recent[0].period)
+        if recent
+        else f"{today.isoformat()}T00:00:00Z"
+    )
+    return CachedPage.render(
+        "feed.atom",
+        media_type="application/atom+xml; charset=utf-8",
+        site=site,
+        name=api_name,
+        entry=entry,
+        reports=recent,
+        updated=updated,
+        entry_time=history.entry_time,
+        period_label=grid.period_label,
+    )

@@ -59,8 +59,9 @@ async def status_page(request: Request) -> Response:
     # The same page for everyone until the data changes or, through the form's preselected date
     # and time, the quarter-hour does: rendered and gzipped once, then served as bytes.
     quarter = (now.date(), now.hour, rules.period_of_minute(now.minute))
-    page = await answers.get(status_page_key(site), (answers.revision(), quarter),
-                             partial(_status_page, site, now, footer_line(request)))
+    page = await answers.get(
+        status_page_key(site), (answers.revision(), quarter), partial(_status_page, site, now, footer_line(request))
+    )
     return page.response(request, {"Cache-Control": "no-cache"})
 
 
@@ -68,10 +69,18 @@ def _status_page(site: str, now, footer: str | None, conn) -> CachedPage:
     today = now.date()
     rows = reports.grid_window(conn, grid.first_day(today), today)
     status_grid = grid.build_grid(today, map(grid.Report._make, rows))
-    return CachedPage.render("status.html", site=site, grid=status_grid, markup=grid_html.render(status_grid, site),
-                             day_headers=grid.day_headers(today), legend=grid.LEGEND,
-                             catalog=catalog.catalog(conn), form=form_choices(now), footer=footer,
-                             report_labels=FORM_REPORT_LABELS)
+    return CachedPage.render(
+        "status.html",
+        site=site,
+        grid=status_grid,
+        markup=grid_html.render(status_grid, site),
+        day_headers=grid.day_headers(today),
+        legend=grid.LEGEND,
+        catalog=catalog.catalog(conn),
+        form=form_choices(now),
+        footer=footer,
+        report_labels=FORM_REPORT_LABELS,
+    )
 
 
 async def asset(request: Request) -> Response:

@@ -13,18 +13,28 @@ from starlette.responses import HTMLResponse, Response
 
 from sathub.status import csrf, rate_limit, times
 from sathub.status.pages import submit_rules
-from sathub.status.store import accounts, catalog, reports
+from sathub.status.store import accounts, catalog, writes
 from sathub.status.templating import render
 from sathub.web import BodyTooLarge, client_address, form_fields, in_thread, in_write_batch, settings_of, site_url
 
-FOREIGN = ("This report was sent from another web site. Please submit it from the status page "
-           "and confirm it there: the confirmation adds the security token this request lacks.")
+FOREIGN = (
+    "This report was sent from another web site. Please submit it from the status page "
+    "and confirm it there: the confirmation adds the security token this request lacks."
+)
 
 
-def _refusal(request: Request, message: str, status: int, go_back: bool = False,
-             headers: dict | None = None) -> Response:
-    return render(request, "submit_message.html", status=status, headers=headers, site=site_url(request),
-                  message=message, go_back=go_back)
+def _refusal(
+    request: Request, message: str, status: int, go_back: bool = False, headers: dict | None = None
+) -> Response:
+    return render(
+        request,
+        "submit_message.html",
+        status=status,
+        headers=headers,
+        site=site_url(request),
+        message=message,
+        go_back=go_back,
+    )
 
 
 async def submit(request: Request) -> Response:
@@ -59,14 +69,23 @@ def _page(request: Request, outcome, address: str) -> Response:
     """The page of a confirmation or a store, rendered once its transaction is over: rendering
     does not hold up the writer (nor the other writes of its transaction)."""
     if isinstance(outcome, rate_limit.Verdict):
-        return _refusal(request, f"Too many reports from your address. Please try again in "
-                                 f"{outcome.retry_after} seconds.", 429,
-                        headers={"Retry-After": str(outcome.retry_after)})
+        return _refusal(
+            request,
+            f"Too many reports from your address. Please try again in {outcome.retry_after} seconds.",
+            429,
+            headers={"Retry-After": str(outcome.retry_after)},
+        )
     if isinstance(outcome, submit_rules.Rejected):
         return _refusal(request, outcome.message, 422, outcome.go_back)
     if isinstance(outcome, submit_rules.Checked):
-        return render(request, "submit_confirm.html", site=site_url(request), entry=outcome,
-                      csrf_field=csrf.TOKEN_FIELD, csrf_token=csrf.make_token(csrf.secret_of(request), address))
+        return render(
+            request,
+            "submit_confirm.html",
+            site=site_url(request),
+            entry=outcome,
+            csrf_field=csrf.TOKEN_FIELD,
+            csrf_token=csrf.make_token(csrf.secret_of(request), address),
+        )
     return render(request, "submit_thanks.html", site=site_url(request), replaced=outcome.replaced_count)
 
 
@@ -76,7 +95,7 @@ def _confirmation(conn, fields: dict) -> submit_rules.Checked | submit_rules.Rej
     return checked if isinstance(checked, submit_rules.Rejected) else checked[0]
 
 
-def _store(conn, fields: dict, client: str, limit: int) -> rate_limit.Verdict | submit_rules.Rejected | reports.Stored:
+def _store(conn, fields: dict, client: str, limit: int) -> rate_limit.Verdict | submit_rules.Rejected | writes.Stored:
     """In the shared write transaction: count the client's hit (kept even when the submission is
     refused), check, and store in its slot. Only plain values: the page comes after the commit."""
     now = time.time()
@@ -88,9 +107,20 @@ def _store(conn, fields: dict, client: str, limit: int) -> rate_limit.Verdict | 
     if isinstance(checked, submit_rules.Rejected):
         return checked
     entry, api_name = checked
-    return reports.store_submitted(conn, [dict(
-        name=api_name, day=entry.heard_on, hour=entry.hour_number, period=entry.period_number,
-        callsign=entry.callsign, report=entry.report, grid_square=entry.grid_square)])[0]
+    return writes.store_submitted(
+        conn,
+        [
+            dict(
+                name=api_name,
+                day=entry.heard_on,
+                hour=entry.hour_number,
+                period=entry.period_number,
+                callsign=entry.callsign,
+                report=entry.report,
+                grid_square=entry.grid_square,
+            )
+        ],
+    )[0]
 
 
 def _checked(conn, fields: dict) -> tuple[submit_rules.Checked, str] | submit_rules.Rejected:

@@ -13,8 +13,19 @@ from urllib.parse import quote_plus
 
 from sathub.status import rules
 
-FIELDS = ("SatName", "SatReport", "SatMonth", "SatDay", "SatYear", "SatHour", "SatPeriod", "SatCall",
-          "SatGridSquare", "Confirm", "SatSubmit")
+FIELDS = (
+    "SatName",
+    "SatReport",
+    "SatMonth",
+    "SatDay",
+    "SatYear",
+    "SatHour",
+    "SatPeriod",
+    "SatCall",
+    "SatGridSquare",
+    "Confirm",
+    "SatSubmit",
+)
 
 MISSING_NAME_OR_REPORT = "You appear to be missing either the Satellite Name or Status Report."
 MISSING_CALLSIGN = "You must enter a callsign."
@@ -49,6 +60,7 @@ class Rejected:
 @dataclass(frozen=True)
 class Checked:
     """A submission that passed every check but the catalog's, with the values to show and store."""
+
     name: str
     report: str
     year: str
@@ -81,10 +93,19 @@ class Checked:
     def yes_query(self) -> str:
         """The one-shot query of the "Yes" link, in upstream's parameter order; values are
         percent-encoded with space as '+' (upstream printed them raw: reflected XSS)."""
-        pairs = [("SatSubmit", "yes"), ("Confirm", "yes"), ("SatName", self.name), ("SatYear", self.year),
-                 ("SatMonth", self.month), ("SatDay", self.day), ("SatHour", self.hour),
-                 ("SatPeriod", self.period), ("SatCall", self.callsign.upper()), ("SatReport", self.report),
-                 ("SatGridSquare", self.grid_square)]
+        pairs = [
+            ("SatSubmit", "yes"),
+            ("Confirm", "yes"),
+            ("SatName", self.name),
+            ("SatYear", self.year),
+            ("SatMonth", self.month),
+            ("SatDay", self.day),
+            ("SatHour", self.hour),
+            ("SatPeriod", self.period),
+            ("SatCall", self.callsign.upper()),
+            ("SatReport", self.report),
+            ("SatGridSquare", self.grid_square),
+        ]
         return "&".join(f"{key}={quote_plus(value, safe='')}" for key, value in pairs)
 
 
@@ -113,9 +134,20 @@ def check(fields: Mapping[str, str], now: datetime) -> Checked | Rejected:
     if rules.has_forbidden_char(callsign):
         return Rejected(FORBIDDEN_CHARACTER, go_back=False)
     year, month, day, hour, period = parts
-    return Checked(name=name, report=report, year=year, month=month, day=day, hour=hour, period=period,
-                   callsign=callsign[:rules.MAX_CALLSIGN], grid_square=stored_grid, heard_on=when.date(),
-                   hour_number=when.hour, period_number=int(period))
+    return Checked(
+        name=name,
+        report=report,
+        year=year,
+        month=month,
+        day=day,
+        hour=hour,
+        period=period,
+        callsign=callsign[: rules.MAX_CALLSIGN],
+        grid_square=stored_grid,
+        heard_on=when.date(),
+        hour_number=when.hour,
+        period_number=int(period),
+    )
 
 
 def _heard_at(year: str, month: str, day: str, hour: str, period: str) -> datetime | None:

@@ -15,9 +15,11 @@ _next_generation = users.c.session_generation + 1
 
 def save_user(conn: Connection, username: str, password_hash: str, email: str = "") -> None:
     """Create a user, or set a new password (which ends the user's sessions)."""
-    updated = conn.execute(users.update().where(users.c.username == username)
-                           .values(password=password_hash, email=email,
-                                   session_generation=_next_generation)).rowcount
+    updated = conn.execute(
+        users.update()
+        .where(users.c.username == username)
+        .values(password=password_hash, email=email, session_generation=_next_generation)
+    ).rowcount
     if not updated:
         conn.execute(users.insert().values(username=username, password=password_hash, email=email))
 
@@ -44,8 +46,10 @@ def count_hit(conn: Connection, client: str, window_start: int) -> int:
     same_window = rate_limits.c.window_start == statement.excluded.window_start
     statement = statement.on_conflict_do_update(
         index_elements=[rate_limits.c.client],
-        set_={"hits": sa.case((same_window, rate_limits.c.hits + 1), else_=1),
-              "window_start": statement.excluded.window_start},
+        set_={
+            "hits": sa.case((same_window, rate_limits.c.hits + 1), else_=1),
+            "window_start": statement.excluded.window_start,
+        },
     ).returning(rate_limits.c.hits)
     hits = conn.execute(statement).scalar_one()
     if hits == 1:

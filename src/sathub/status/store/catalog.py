@@ -42,8 +42,9 @@ def catalog(conn: Connection, name: str | None = None, with_stats: bool = False)
     query = sa.select(*columns).select_from(source)
     if name is not None:
         key = folded(name)
-        query = query.where(sa.or_(sa.func.lower(satellites.c.api_name) == key,
-                                   sa.func.lower(satellites.c.display_name) == key))
+        query = query.where(
+            sa.or_(sa.func.lower(satellites.c.api_name) == key, sa.func.lower(satellites.c.display_name) == key)
+        )
     return conn.execute(query.order_by(*_by_display_name)).all()
 
 
@@ -70,8 +71,11 @@ def _resolution(display_names: bool):
     if display_names:
         matches.append(sa.func.lower(satellites.c.display_name) == key)
     direct = sa.select(satellites.c.api_name, sa.literal(0).label("rank")).where(sa.or_(*matches))
-    via_alias = sa.select(satellites.c.api_name, sa.literal(1).label("rank")).select_from(
-        satellite_aliases.join(satellites)).where(sa.func.lower(satellite_aliases.c.alias) == key)
+    via_alias = (
+        sa.select(satellites.c.api_name, sa.literal(1).label("rank"))
+        .select_from(satellite_aliases.join(satellites))
+        .where(sa.func.lower(satellite_aliases.c.alias) == key)
+    )
     union = sa.union_all(direct, via_alias).subquery()
     return sa.select(union.c.api_name).order_by(union.c.rank).limit(1)
 
@@ -87,11 +91,13 @@ def catalog_with_aliases(conn: Connection) -> list[dict]:
     rows = conn.execute(
         sa.select(*_entry_columns, satellite_aliases.c.alias)
         .select_from(satellites.outerjoin(satellite_aliases))
-        .order_by(*_by_display_name, satellite_aliases.c.alias)).all()
+        .order_by(*_by_display_name, satellite_aliases.c.alias)
+    ).all()
     entries: dict[int, dict] = {}
     for row in rows:
-        found = entries.setdefault(row.id, {"api_name": row.api_name, "display_name": row.display_name,
-                                            "website": row.website, "aliases": []})
+        found = entries.setdefault(
+            row.id, {"api_name": row.api_name, "display_name": row.display_name, "website": row.website, "aliases": []}
+        )
         if row.alias:
             found["aliases"].append(row.alias)
     return list(entries.values())
@@ -106,8 +112,10 @@ def load_catalog(conn: Connection, rows: list[dict]) -> int:
         if not api_name:
             continue
         website = (row.get("website") or "").strip()
-        values = {"display_name": db_text((row.get("display_name") or api_name).strip()),
-                  "website": db_text(website) if is_web_url(website) else ""}
+        values = {
+            "display_name": db_text((row.get("display_name") or api_name).strip()),
+            "website": db_text(website) if is_web_url(website) else "",
+        }
         updated = conn.execute(satellites.update().where(_api_name_is(api_name)).values(**values)).rowcount
         if not updated:
             conn.execute(satellites.insert().values(api_name=api_name, **values))
@@ -125,8 +133,11 @@ def update(conn: Connection, satellite_id: int, display_name: str, api_name: str
     """Change an entry; a renamed API name stays accepted from older apps as an alias."""
     before = entry(conn, satellite_id)
     remove_alias(conn, api_name)
-    conn.execute(satellites.update().where(_id_is(satellite_id))
-                 .values(api_name=api_name, display_name=display_name, website=website))
+    conn.execute(
+        satellites.update()
+        .where(_id_is(satellite_id))
+        .values(api_name=api_name, display_name=display_name, website=website)
+    )
     if before is not None and before.api_name.lower() != api_name.lower():
         conn.execute(satellite_aliases.insert().values(alias=before.api_name, satellite_id=satellite_id))
 
@@ -157,8 +168,9 @@ def add_alias(conn: Connection, alias: str, name: str, replace: bool = True) -> 
         return f"No satellite named {name!r}."
     if conn.execute(sa.select(satellites.c.id).where(_api_name_is(alias))).first():
         return f"{alias!r} is a current API name, not a retired one."
-    existing = conn.execute(sa.select(satellite_aliases.c.alias).where(
-        sa.func.lower(satellite_aliases.c.alias) == folded(alias))).scalar()
+    existing = conn.execute(
+        sa.select(satellite_aliases.c.alias).where(sa.func.lower(satellite_aliases.c.alias) == folded(alias))
+    ).scalar()
     if existing is not None:
         if not replace:
             return f"{alias!r} is already an alias."
@@ -168,5 +180,9 @@ def add_alias(conn: Connection, alias: str, name: str, replace: bool = True) -> 
 
 
 def remove_alias(conn: Connection, alias: str) -> bool:
-    return conn.execute(satellite_aliases.delete().where(
-        sa.func.lower(satellite_aliases.c.alias) == folded(alias))).rowcount > 0
+    return (
+        conn.execute(
+            satellite_aliases.delete().where(sa.func.lower(satellite_aliases.c.alias) == folded(alias))
+        ).rowcount
+        > 0
+    )
