@@ -1,5 +1,5 @@
 """A TCP proxy in front of PostgreSQL, to cut or freeze the database under a running sathub
-(bench/faults/outage.py)."""
+(bench/faults/outage.py, and tests/status/api/test_v1_health.py: one fault tool for both)."""
 
 from __future__ import annotations
 

@@ -54,3 +54,19 @@ def bump_revision(engine) -> None:
     """Move the data revision by one, as any committed write does (migration 0001's triggers)."""
     with engine.begin() as conn:
         conn.execute(sa.text("UPDATE data_revision SET revision = revision + 1 WHERE id = 1"))
+
+
+# A submit.php submission every rule accepts, heard at 2026-05-23 08:30-08:45 UTC; tests change one
+# field at a time.
+SUBMISSION = {
+    "SatSubmit": "yes",
+    "SatName": "AO-91",
+    "SatReport": "Heard",
+    "SatYear": "2026",
+    "SatMonth": "05",
+    "SatDay": "23",
+    "SatHour": "08",
+    "SatPeriod": "2",
+    "SatCall": "W1AW",
+    "SatGridSquare": "fn42",
+}

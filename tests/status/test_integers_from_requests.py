@@ -80,6 +80,21 @@ def entry_ids(engine) -> set[int]:
         return {row[0] for row in conn.exec_driver_sql("SELECT id FROM satellites")}
 
 
+# A submission of submit.php that is stored as it is; each test changes one of its fields.
+SUBMISSION = {
+    "SatSubmit": "yes",
+    "Confirm": "yes",
+    "SatName": "AO-91",
+    "SatYear": "2024",
+    "SatMonth": "05",
+    "SatDay": "23",
+    "SatHour": "08",
+    "SatPeriod": "1",
+    "SatCall": "W1AW",
+    "SatReport": "Heard",
+}
+
+
 @examples
 @given(number=integers)
 @example(number=2147483648)
@@ -174,16 +189,7 @@ def test_timestamps_of_any_size(client, engine, number):
 def test_submit_fields_of_any_size(client, engine, number, field):
     seed_catalog(engine)
     fields = {
-        "SatSubmit": "yes",
-        "Confirm": "yes",
-        "SatName": "AO-91",
-        "SatYear": "2024",
-        "SatMonth": "05",
-        "SatDay": "23",
-        "SatHour": "08",
-        "SatPeriod": "1",
-        "SatCall": "W1AW",
-        "SatReport": "Heard",
+        **SUBMISSION,
         field: digits(number),
     }
     assert client.get("/submit.php?" + urlencode(fields)).status_code in (200, 422)
@@ -197,16 +203,7 @@ def test_submit_fields_of_any_size(client, engine, number, field):
 def test_token_times_of_any_size(client, engine, number):
     seed_catalog(engine)
     fields = {
-        "SatSubmit": "yes",
-        "Confirm": "yes",
-        "SatName": "AO-91",
-        "SatYear": "2024",
-        "SatMonth": "05",
-        "SatDay": "23",
-        "SatHour": "08",
-        "SatPeriod": "1",
-        "SatCall": "W1AW",
-        "SatReport": "Heard",
+        **SUBMISSION,
         "csrf_token": f"{digits(number)}.0123456789abcdef0123456789abcdef",
     }
     answer = client.post("/submit.php", data=fields, headers={"Sec-Fetch-Site": "cross-site"})

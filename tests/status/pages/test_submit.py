@@ -15,21 +15,8 @@ from starlette.testclient import TestClient
 from sathub.app import create_app
 from sathub.status import csrf
 from sathub.status.tables import reports
+from tests.status.seed import SUBMISSION as GOOD
 from tests.status.seed import seed_catalog
-
-GOOD = {
-    "SatSubmit": "yes",
-    "SatName": "AO-91",
-    "SatReport": "Heard",
-    "SatYear": "2026",
-    "SatMonth": "05",
-    "SatDay": "23",
-    "SatHour": "08",
-    "SatPeriod": "2",
-    "SatCall": "W1AW",
-    "SatGridSquare": "fn42",
-}
-
 
 # --- over HTTP ---
 

@@ -6,20 +6,9 @@ from datetime import UTC, datetime
 import pytest
 
 from sathub.status.pages import submit_rules
+from tests.status.seed import SUBMISSION as GOOD
 
 NOW = datetime(2026, 5, 23, 8, 40, tzinfo=UTC)
-GOOD = {
-    "SatSubmit": "yes",
-    "SatName": "AO-91",
-    "SatReport": "Heard",
-    "SatYear": "2026",
-    "SatMonth": "05",
-    "SatDay": "23",
-    "SatHour": "08",
-    "SatPeriod": "2",
-    "SatCall": "W1AW",
-    "SatGridSquare": "fn42",
-}
 
 
 def checked(**changes):
