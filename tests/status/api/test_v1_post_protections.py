@@ -38,6 +38,22 @@ ENVELOPE_HEADERS = {
 }
 
 
+def submit_php_fields(now, call: str) -> dict:
+    """A submit.php one-shot GET of a report heard `now` by `call`, as the loggers send it."""
+    return {
+        "SatSubmit": "yes",
+        "Confirm": "yes",
+        "SatName": "AO-91",
+        "SatYear": f"{now:%Y}",
+        "SatMonth": f"{now:%m}",
+        "SatDay": f"{now:%d}",
+        "SatHour": f"{now:%H}",
+        "SatPeriod": "0",
+        "SatCall": call,
+        "SatReport": "Heard",
+    }
+
+
 def report(n: int = 0) -> dict:
     """A valid report, in a slot of its own for each n (a callsign each)."""
     return {
@@ -153,19 +169,7 @@ def test_the_form_and_the_api_count_apart(seeded, settings, frozen_minute):
     now = hours_ago(0)
 
     def form(call: str) -> int:
-        fields = {
-            "SatSubmit": "yes",
-            "Confirm": "yes",
-            "SatName": "AO-91",
-            "SatYear": f"{now:%Y}",
-            "SatMonth": f"{now:%m}",
-            "SatDay": f"{now:%d}",
-            "SatHour": f"{now:%H}",
-            "SatPeriod": "0",
-            "SatCall": call,
-            "SatReport": "Heard",
-        }
-        return limited.get("/submit.php?" + urlencode(fields)).status_code
+        return limited.get("/submit.php?" + urlencode(submit_php_fields(now, call))).status_code
 
     assert [form(call) for call in ("W1AW", "K1ABC", "DL1ABC")] == [200, 200, 429]
     assert [limited.post("/api/v1/reports.php", json=report(n)).status_code for n in range(3)] == [201, 201, 429]
@@ -264,19 +268,7 @@ def test_the_api_and_the_form_refuse_by_one_rule(client, seeded, monkeypatch):
     foreign = {"X-Test-Foreign": "1"}
     assert client.post("/api/v1/reports.php", json=report(), headers=foreign).status_code == 403
     now = hours_ago(0)
-    fields = {
-        "SatSubmit": "yes",
-        "Confirm": "yes",
-        "SatName": "AO-91",
-        "SatYear": f"{now:%Y}",
-        "SatMonth": f"{now:%m}",
-        "SatDay": f"{now:%d}",
-        "SatHour": f"{now:%H}",
-        "SatPeriod": "0",
-        "SatCall": "W1AW",
-        "SatReport": "Heard",
-    }
-    assert client.get("/submit.php?" + urlencode(fields), headers=foreign).status_code == 403
+    assert client.get("/submit.php?" + urlencode(submit_php_fields(now, "W1AW")), headers=foreign).status_code == 403
     assert (
         client.post("/api/v1/reports.php", json=report(), headers={"Sec-Fetch-Site": "cross-site"}).status_code == 201
     )

@@ -24,13 +24,19 @@ SLOTS = 5
 SUBMISSIONS_PER_SLOT = 24
 
 
-def test_four_processes_one_row_per_slot():
+def database_with_ao91():
+    """A fresh PostgreSQL database, migrated, whose catalog is AO-91: (url, drop, engine)."""
     url, drop = fresh_postgres_database(POSTGRES_URL)
     engine = db.create_engine(url)
+    db.upgrade(engine)
+    with db.connect(engine, write=True) as conn:
+        catalog_store.load_catalog(conn, [{"name": "AO-91", "display_name": "AO-91", "website": ""}])
+    return url, drop, engine
+
+
+def test_four_processes_one_row_per_slot():
+    url, drop, engine = database_with_ao91()
     try:
-        db.upgrade(engine)
-        with db.connect(engine, write=True) as conn:
-            catalog_store.load_catalog(conn, [{"name": "AO-91", "display_name": "AO-91", "website": ""}])
         unlimited = {"SATHUB_API_RATE_PER_MINUTE": "0"}  # all 120 come from 127.0.0.1
         with (
             sathub_server(url, env=unlimited) as a,
@@ -86,12 +92,8 @@ def test_one_address_gets_its_api_limit_across_four_processes_beside_the_form():
     (the form's limit, 30, counted apart). The POSTs' counts are taken after the writers' lock,
     as the form's are, so no transaction waits for another's row while holding what that one
     needs (PostgreSQL would end one of them as a deadlock, a 1 s stall)."""
-    url, drop = fresh_postgres_database(POSTGRES_URL)
-    engine = db.create_engine(url)
+    url, drop, engine = database_with_ao91()
     try:
-        db.upgrade(engine)
-        with db.connect(engine, write=True) as conn:
-            catalog_store.load_catalog(conn, [{"name": "AO-91", "display_name": "AO-91", "website": ""}])
         with sathub_server(url) as a, sathub_server(url) as b, sathub_server(url) as c, sathub_server(url) as d:
             roots = [a, b, c, d]
             hour = datetime.now(UTC) - timedelta(hours=1)
