@@ -49,7 +49,10 @@ def client_address(request: Request) -> str:
 
 
 async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
-    """The whole body, refusing early when it exceeds `limit` (declared or actual length)."""
+    """The whole body, refusing early when it exceeds `limit` (declared or actual length).
+
+    A client gone before its body is in (or cut off by SATHUB_BODY_TIMEOUT) raises Starlette's
+    ClientDisconnect: no handler answers it, and server/http_protocol.py logs it as one info line."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise BodyTooLarge

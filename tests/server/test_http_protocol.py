@@ -17,7 +17,13 @@ from tests.live_server import sathub_server
 
 pytestmark = pytest.mark.slow
 
-LIMITS = {"SATHUB_MAX_HEADER_BYTES": "8192", "SATHUB_HEADER_TIMEOUT": "1", "SATHUB_MAX_CONNECTIONS": "600"}
+# No per-client share (test_http_protocol_clients.py has it): every socket here comes from 127.0.0.1.
+LIMITS = {
+    "SATHUB_MAX_HEADER_BYTES": "8192",
+    "SATHUB_HEADER_TIMEOUT": "1",
+    "SATHUB_MAX_CONNECTIONS": "600",
+    "SATHUB_MAX_CONNECTIONS_PER_CLIENT": "0",
+}
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +101,10 @@ def test_a_413_answered_before_its_body_keeps_the_connection_in_step(server):
     """The rest of a refused body is that request's body, not the next request's headers."""
     body = b'{"name": "' + b"x" * (1024 * 1024) + b'"}'
     with socket.create_connection(address(server), timeout=10) as sock:
-        sock.sendall(b"POST /api/v1/reports.php HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        sock.sendall(
+            b"POST /api/v1/reports.php HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        )
         sock.sendall(b"GET /api/v1/statuses.php HTTP/1.1\r\nHost: x\r\n\r\n")
         received = b""
         while received.count(b"HTTP/1.1 ") < 2 or not received.rstrip().endswith(b"}"):
@@ -135,9 +143,18 @@ def cycle_writing_to(recorded: Recorded, method: str = "GET", expect_100: bool =
     """uvicorn's own response cycle, with the transport http_protocol gives it."""
     logger = logging.getLogger("test")
     cycle = RequestResponseCycle(
-        scope={"type": "http", "method": method, "path": "/", "http_version": "1.1"}, transport=recorded,
-        flow=FlowControl(recorded), logger=logger, access_logger=logger, access_log=False, default_headers=[],
-        message_event=asyncio.Event(), expect_100_continue=expect_100, keep_alive=True, on_response=lambda: None)
+        scope={"type": "http", "method": method, "path": "/", "http_version": "1.1"},
+        transport=recorded,
+        flow=FlowControl(recorded),
+        logger=logger,
+        access_logger=logger,
+        access_log=False,
+        default_headers=[],
+        message_event=asyncio.Event(),
+        expect_100_continue=expect_100,
+        keep_alive=True,
+        on_response=lambda: None,
+    )
     cycle.transport = HeadWithBody(recorded, cycle)
     return cycle
 
@@ -193,8 +210,10 @@ def test_100_continue_goes_out_at_once_and_an_abandoned_answer_keeps_its_head():
 def test_a_real_server_answers_expect_100_continue_and_head(server):
     with socket.create_connection(address(server), timeout=5) as sock:
         body = b'{"name": "AO-91"}'
-        sock.sendall(b"POST /api/v1/reports.php HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     b"Expect: 100-continue\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+        sock.sendall(
+            b"POST /api/v1/reports.php HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Expect: 100-continue\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+        )
         assert sock.recv(65536) == b"HTTP/1.1 100 Continue\r\n\r\n"
         sock.sendall(body)
         assert sock.recv(65536).startswith(b"HTTP/1.1 422")
