@@ -10,14 +10,17 @@ from sathub.app import create_app
 from sathub.server.hosts import host_is_allowed, parse_allowed
 
 
-@pytest.mark.parametrize("host", ["sathub.test", "sathub.test:8000", "127.0.0.1:8000", "[::1]:8000", "localhost",
-                                  "web_1:8000", "www.amsat.org."])
+@pytest.mark.parametrize(
+    "host",
+    ["sathub.test", "sathub.test:8000", "127.0.0.1:8000", "[::1]:8000", "localhost", "web_1:8000", "www.amsat.org."],
+)
 def test_well_formed_hosts_are_answered(host):
     assert host_is_allowed(host, ())
 
 
-@pytest.mark.parametrize("host", ['x"><script>alert(9)</script>', "a b", "a/b", "", "host:port", "a.b:123456",
-                                  "evil.org\r\nX: y"])
+@pytest.mark.parametrize(
+    "host", ['x"><script>alert(9)</script>', "a b", "a/b", "", "host:port", "a.b:123456", "evil.org\r\nX: y"]
+)
 def test_malformed_hosts_are_refused(host):
     assert not host_is_allowed(host, ())
 

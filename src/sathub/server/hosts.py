@@ -21,8 +21,9 @@ def host_is_allowed(host: str, allowed: tuple[str, ...]) -> bool:
     if not allowed:
         return True
     name = match["name"].lower().rstrip(".")
-    return any(name == entry or (entry.startswith(".") and (name == entry[1:] or name.endswith(entry)))
-               for entry in allowed)
+    return any(
+        name == entry or (entry.startswith(".") and (name == entry[1:] or name.endswith(entry))) for entry in allowed
+    )
 
 
 def host_header(scope: Scope) -> bytes | None:
@@ -44,8 +45,16 @@ class HostCheck:
         if scope["type"] == "http":
             host = host_header(scope)
             if host is not None and not host_is_allowed(host.decode("latin-1"), self.allowed):
-                await send({"type": "http.response.start", "status": 400, "headers": [
-                    (b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(REFUSED)).encode())]})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 400,
+                        "headers": [
+                            (b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(REFUSED)).encode()),
+                        ],
+                    }
+                )
                 await send({"type": "http.response.body", "body": REFUSED})
                 return
         await self.app(scope, receive, send)

@@ -27,7 +27,7 @@ def count_public_lists(conn: Connection) -> int:
 
 # Threads -------------------------------------------------------------------------------------
 
-_THREAD_COLUMNS = (threads.c.id, threads.c.thread_id, threads.c.subject, threads.c.date_active, threads.c.emailsCOUNT)
+_THREAD_COLUMNS = (threads.c.id, threads.c.thread_id, threads.c.subject, threads.c.date_active, threads.c.emails_count)
 _LIST_ID = param("list_id", sa.Integer)
 # Most recently active first; equal date_active by thread id (index threads_list_recent, no sort).
 _LIST_THREADS = Listing(

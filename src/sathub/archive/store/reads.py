@@ -98,7 +98,7 @@ _THREAD_EMAILS = Listing(
     (emails.c.thread_order,),
     key=(emails, emails.join(threads, threads.c.id == emails.c.thread_id)),
 )
-_COUNT_THREAD_EMAILS = sa.select(threads.c.emailsCOUNT).where(*_THREAD_BY_HASH)
+_COUNT_THREAD_EMAILS = sa.select(threads.c.emails_count).where(*_THREAD_BY_HASH)
 _LIST_EMAILS = Listing(
     _email_query(known_list=True), (emails.c.list_id == _LIST_ID,), _NEWEST_FIRST, key=(emails, emails)
 )
@@ -169,7 +169,7 @@ def thread_emails(conn: Connection, mailing_list: Row, thread_hash: str, page: P
 
 
 def count_thread_emails(conn: Connection, list_id: int, thread_hash: str) -> int:
-    """The thread's stored `emailsCOUNT`; 0 for an unknown thread."""
+    """The thread's stored `emails_count`; 0 for an unknown thread."""
     return conn.execute(_COUNT_THREAD_EMAILS, {"list_id": list_id, "thread_hash": thread_hash}).scalar() or 0
 
 
