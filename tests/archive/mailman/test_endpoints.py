@@ -13,6 +13,7 @@ from sathub.archive.mail.ids import message_id_hash
 from sathub.archive.store import list_reads, lists, reads
 from sathub.archive.tables import NEVER, PRIVATE
 from sathub.db import connect
+from tests.archive.messages import raw_message
 
 KEY = "k3y-for-tests"
 AUTH = {"Authorization": f"Token {KEY}"}
@@ -21,19 +22,9 @@ ARCHIVE = "/archive/api/mailman/archive"
 URLS = "/archive/api/mailman/urls"
 
 
-def message(
-    msgid: str,
-    subject: str = "hello",
-    reply_to: str | None = None,
-    body: str = "Body text\n",
-    sender: str = "Ann Example <ann@example.com>",
-) -> bytes:
-    reply = f"In-Reply-To: <{reply_to}>\n" if reply_to else ""
-    return (
-        f"From: {sender}\nTo: dev@example.org\nSubject: {subject}\nMessage-ID: <{msgid}>\n{reply}"
-        f"Date: Mon, 01 Jan 2001 10:00:00 +0000\nMIME-Version: 1.0\n"
-        f"Content-Type: text/plain; charset=utf-8\n\n{body}"
-    ).encode()
+def message(msgid: str, subject: str = "hello", **fields) -> bytes:
+    """A plain-text UTF-8 message to the list, as Mailman hands it over (tests/archive/messages.py)."""
+    return raw_message(msgid, to="dev@example.org", subject=subject, content_type="text/plain; charset=utf-8", **fields)
 
 
 def post(client, data: bytes, mlist: str = "dev@example.org", headers=AUTH, prefix="/archive/"):
