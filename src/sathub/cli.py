@@ -11,7 +11,7 @@ import click
 
 from sathub.archive.commands import archive
 from sathub.cli_options import database_option, engine_for
-from sathub.config import SettingError, Settings, accepts, describe, env_name
+from sathub.config import SettingError, Settings, accepts, describe, env_name, parse_networks
 from sathub.status.commands import admin, catalog, load_default_catalog_if_empty, status
 
 
@@ -88,9 +88,18 @@ def serve(**flags) -> None:
         loop="uvloop",
         http="sathub.server.http_protocol:GuardedHttpToolsProtocol",
         proxy_headers=bool(settings.trusted_proxies),
-        forwarded_allow_ips=settings.trusted_proxies or None,
+        forwarded_allow_ips=_as_uvicorn_reads_them(settings.trusted_proxies),
         server_header=False,
     )
+
+
+def _as_uvicorn_reads_them(trusted_proxies: str) -> str | None:
+    """SATHUB_TRUSTED_PROXIES as parse_networks reads it (and the per-client share with it), in
+    the form uvicorn takes: every address (`*`), or the networks, host bits cleared."""
+    if not trusted_proxies:
+        return None
+    networks = parse_networks(trusted_proxies)
+    return "*" if networks is None else ",".join(str(network) for network in networks)
 
 
 def _can_listen(host: str, port: int) -> None:
