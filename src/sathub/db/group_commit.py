@@ -121,23 +121,24 @@ class GroupCommit:
             while store is not None and end < len(batch) and batch[end][1] is store:
                 end += 1
             if store is None:
-                _hold_writers_lock(conn)
+                hold_writers_lock(conn)
                 outcomes.append(run_one(conn, batch[start][0], batch[start][2]))
             else:
                 outcomes += _checked_and_stored(conn, batch[start:end], store, run_one)
             start = end
 
 
-def _hold_writers_lock(conn: Connection) -> None:
+def hold_writers_lock(conn: Connection) -> None:
     """Before the transaction's first write, once. A transaction of several statements takes row
     locks, then (its statement trigger) the data_revision row, so two of them could each wait for
-    the other's locks (PostgreSQL); taken one after the other, they cannot. Checks only read, so
-    they run before: the other processes' transactions wait for less."""
+    the other's locks (PostgreSQL); taken one after the other, they cannot. Checks mostly only
+    read, so they run before: the other processes' transactions wait for less; a check that writes
+    (the API's rate count) calls this first. Outside a shared transaction, the lock is taken."""
     memo = _memo.get()
-    assert memo is not None, "writes run in a shared transaction (_transaction), which sets the memo"
-    if "writers_lock" not in memo:
+    if memo is None or "writers_lock" not in memo:
         one_at_a_time(conn, WRITERS_LOCK)
-        memo["writers_lock"] = True
+        if memo is not None:
+            memo["writers_lock"] = True
 
 
 def _settle(future: asyncio.Future, outcome: tuple[bool, Any]) -> None:
@@ -159,7 +160,7 @@ def _checked_and_stored(
             checked.append((False, exc))
     if not any(passed for passed, _ in checked):
         return checked
-    _hold_writers_lock(conn)
+    hold_writers_lock(conn)
     ok, stored = run_one(conn, store, ([value for passed, value in checked if passed],))
     results = iter(stored if ok else ())  # read only when ok: then `stored` holds one result per passed check
     return [(passed and ok, (next(results) if ok else stored) if passed else value) for passed, value in checked]

@@ -12,8 +12,7 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from sathub.db.engines import WRITERS_LOCK, one_at_a_time
-from sathub.db.group_commit import transaction_memo
+from sathub.db.group_commit import hold_writers_lock, transaction_memo
 from sathub.status import csrf, rate_limit, rules, times
 from sathub.status.api import query, report_input
 from sathub.status.api.php_json import PrettyFragment, php_pretty_json
@@ -223,11 +222,7 @@ def _count_post(conn, client: str, limit: int) -> None:
     count); 429 beyond `limit`. The writers' lock comes first: submit.php's writes count under it,
     and a count taken before it could leave two processes on PostgreSQL each waiting for what the
     other holds (this count's row, that lock)."""
-    memo = transaction_memo()
-    if memo is None or "counts_after_writers_lock" not in memo:
-        one_at_a_time(conn, WRITERS_LOCK)
-        if memo is not None:
-            memo["counts_after_writers_lock"] = True
+    hold_writers_lock(conn)
     now = time.time()
     start = rate_limit.window_start(now)
     verdict = rate_limit.judge(accounts.count_hit(conn, client, start), limit, start, now)
