@@ -16,7 +16,7 @@ from Mailman's REST API when SATHUB_MAILMAN_REST_URL is set (mailman/list_settin
 `mlist` must be an address Mailman could give a list (mail/list_address.py: its list-name characters,
 a domain of letters, digits and hyphens, at most the 254 characters mailing_lists.name holds), and no
 field or parameter may come twice: otherwise a 400 naming the fault, and no list is created. Every
-answer is JSON with `X-Content-Type-Options: nosniff`."""
+answer but the bodiless 405 is JSON with `X-Content-Type-Options: nosniff`."""
 
 from __future__ import annotations
 
