@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -72,11 +72,19 @@ def sathub_server(database_url: str, *, base_url: str = "", workers: int = 1, en
         [sys.executable, "-m", "sathub", "serve"], env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
     root = base_url.format(port=port) or f"http://127.0.0.1:{port}"
+    with serving(process, root, lambda: process.stdout.read().decode(errors="replace")):
+        yield root
+
+
+@contextlib.contextmanager
+def serving(process: subprocess.Popen, root: str, output: Callable[[], str]) -> Iterator[None]:
+    """Wait until `process`, a `sathub serve`, answers at `root` (its `output()` told if it exits
+    first), then let the block run, then stop it."""
     try:
         deadline = time.monotonic() + 60
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"sathub serve exited: {process.stdout.read().decode(errors='replace')}")
+                raise RuntimeError(f"sathub serve exited: {output()}")
             try:
                 if httpx.get(f"{root}/api/v1/statuses.php", timeout=1).status_code == 200:
                     break
@@ -85,7 +93,7 @@ def sathub_server(database_url: str, *, base_url: str = "", workers: int = 1, en
             if time.monotonic() > deadline:
                 raise RuntimeError("sathub serve did not start within 60 s")
             time.sleep(0.2)
-        yield root
+        yield
     finally:
         process.terminate()
         try:

@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 
 import httpx
 import pytest
@@ -16,7 +15,7 @@ from click.testing import CliRunner
 
 from sathub.cli import main
 from sathub.config import Settings, env_name
-from tests.live_server import free_port, sathub_server
+from tests.live_server import free_port, sathub_server, serving
 
 pytestmark = pytest.mark.slow
 
@@ -64,20 +63,8 @@ def test_a_flag_wins_over_a_bad_variable_and_workers_get_the_flag(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert server.poll() is None, server.stdout.read().decode(errors="replace")
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/api/v1/health.php", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "not serving within 60 s"
-            time.sleep(0.2)
-    finally:
-        server.terminate()
-        server.wait(10)
+    with serving(server, f"http://127.0.0.1:{port}", lambda: server.stdout.read().decode(errors="replace")):
+        assert httpx.get(f"http://127.0.0.1:{port}/api/v1/health.php").status_code == 200
 
 
 def test_an_unsupported_backend_is_refused_before_it_is_touched():

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.live_server import free_port
+from tests.live_server import free_port, serving
 
 pytestmark = pytest.mark.slow
 
@@ -39,24 +39,8 @@ def logged_server(database: Path, log: Path, env: dict):
         process = subprocess.Popen(
             [sys.executable, "-m", "sathub", "serve"], env=environ, stdout=output, stderr=subprocess.STDOUT
         )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, log.read_text()
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/api/v1/statuses.php", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "sathub serve did not start within 60 s"
-            time.sleep(0.2)
+    with serving(process, f"http://127.0.0.1:{port}", log.read_text):
         yield "127.0.0.1", port
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 class Served:
