@@ -21,7 +21,7 @@ import time
 import sqlalchemy as sa
 
 from bench.clients import HttpConnection, HttpError
-from bench.common import OUT, Server, code_version, now_utc, scratch_postgres, scratch_sqlite
+from bench.common import OUT, Server, code_version, now_utc, scratch_postgres, scratch_sqlite, write_out
 from bench.faults.ledger import POST_HEADERS, Ledger, Slots, body_bytes, stored_rows, verify
 from sathub import db
 
@@ -162,8 +162,7 @@ def main() -> int:
             *rows,
         ]
     )
-    print(text)
-    (OUT / f"faults_crash_{args.backend}.md").write_text(text + "\n")
+    write_out(f"faults_crash_{args.backend}.md", text)
     return 0 if ok else 1
 
 

@@ -17,7 +17,7 @@ import sys
 import time
 
 from bench.clients import HttpConnection, HttpError
-from bench.common import OUT, Server, code_version, now_utc, percentile, scratch_postgres
+from bench.common import OUT, Server, code_version, now_utc, percentile, scratch_postgres, write_out
 from bench.faults.ledger import POST_HEADERS, Ledger, Slots, body_bytes, stored_rows, verify
 
 
@@ -122,10 +122,9 @@ def main() -> int:
         *(f"| check: {name} | {'ok' if ok else '**FAILED**'} |" for name, ok in checks.items()),
     ]
     text = "\n".join(lines)
-    print(text)
+    write_out("faults_multiprocess.md", text)
     if result["examples"] or ledger.errors:
         print("examples:", result["examples"], ledger.errors[:5], file=sys.stderr)
-    (OUT / "faults_multiprocess.md").write_text(text + "\n")
     return 0 if all(checks.values()) else 1
 
 

@@ -27,7 +27,7 @@ import sys
 import time
 
 from bench.clients import HttpConnection, HttpError
-from bench.common import OUT, Server, code_version, free_port, now_utc, scratch_postgres
+from bench.common import OUT, Server, code_version, free_port, now_utc, scratch_postgres, write_out
 from bench.faults.ledger import POST_HEADERS, Ledger, Slots, body_bytes, stored_rows, verify
 from bench.faults.tcp_proxy import TcpProxy
 from sathub import db
@@ -235,8 +235,7 @@ def main() -> int:
             *rows,
         ]
     )
-    print(text)
-    (OUT / f"faults_outage_{args.kind}.md").write_text(text + "\n")
+    write_out(f"faults_outage_{args.kind}.md", text)
     return 0 if ok else 1
 
 

@@ -17,7 +17,7 @@ import sys
 import time
 
 from bench.clients import HttpConnection, HttpError
-from bench.common import OUT, Server, code_version, now_utc, percentile, scratch_sqlite
+from bench.common import OUT, Server, code_version, now_utc, percentile, scratch_sqlite, write_out
 
 PATHS = ("/api/v1/statuses.php", "/api/v1/catalog.php")
 
@@ -175,8 +175,7 @@ def main() -> int:
         if phase["failures"]:
             print(phase["phase"], "failures:", phase["failures"][:5], file=sys.stderr)
     text = "\n".join(lines)
-    print(text)
-    (OUT / "faults_slow_clients.md").write_text(text + "\n")
+    write_out("faults_slow_clients.md", text)
     return 0 if ok else 1
 
 

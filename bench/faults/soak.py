@@ -34,7 +34,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 import sathub
-from bench.common import OUT, Server, code_version, now_utc, scratch_sqlite
+from bench.common import OUT, Server, code_version, now_utc, scratch_sqlite, write_out
 from bench.faults.hostile import hostile
 
 DOCUMENT = Path(sathub.__file__).parent / "status" / "api" / "openapi.json"
@@ -188,10 +188,9 @@ def main() -> int:
         *hostile_rows,
     ]
     text = "\n".join(lines)
-    print(text)
+    write_out("faults_soak.md", text)
     for example in fuzzed["examples"]:
         print("example:", example, file=sys.stderr)
-    (OUT / "faults_soak.md").write_text(text + "\n")
     return 0 if ok else 1
 
 

@@ -8,6 +8,10 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+# The largest value an INTEGER column or parameter holds on PostgreSQL (SQLite's hold 64 bits): an
+# integer from a request beyond it is answered as one no row has, never sent to the database.
+MAX_INTEGER = 2**31 - 1
+
 
 def insert_for(dialect_name: str):
     """The dialect's INSERT, which offers ON CONFLICT DO NOTHING / DO UPDATE (SQLite, PostgreSQL);

@@ -262,9 +262,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         # Only now may the next bytes be a request's headers: an answer sent before its request
         # was read (a 413) is followed by the rest of that request's body, which is not.
         self._awaiting_headers = True
-        if self._body_timer is not None:
-            self._body_timer.cancel()
-            self._body_timer = None
+        self._cancel_body_timer()
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
@@ -286,11 +284,14 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             self._header_timer.cancel()
             self._header_timer = None
 
-    def _cancel_timers(self) -> None:
-        self._cancel_header_timer()
+    def _cancel_body_timer(self) -> None:
         if self._body_timer is not None:
             self._body_timer.cancel()
             self._body_timer = None
+
+    def _cancel_timers(self) -> None:
+        self._cancel_header_timer()
+        self._cancel_body_timer()
 
     def _headers_too_slow(self) -> None:
         self._header_timer = None

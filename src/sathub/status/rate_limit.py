@@ -1,5 +1,6 @@
-"""The legacy form's abuse limit: a fixed one-minute window per client address, counted in the
-rate_limits table so that every process of a deployment shares it (page_store.count_hit)."""
+"""The abuse limits (submit.php, the API's POST, admin logins): a fixed one-minute window per
+client address, counted in the rate_limits table so that every process of a deployment shares it
+(store/accounts.py count_and_judge)."""
 
 from __future__ import annotations
 

@@ -17,13 +17,11 @@ from sathub.archive.access import HASH, LIST_ADDRESS, visible_list
 from sathub.archive.api.render import NOSNIFF, json_error
 from sathub.archive.edge import ArchiveEndpoint, ArchiveError
 from sathub.archive.store import reads
+from sathub.db.dialect import MAX_INTEGER
 from sathub.web import in_thread
 
 # What every download carries besides its type and name (the module's docstring says why).
 UNTRUSTED = {"Content-Security-Policy": "sandbox", **NOSNIFF}
-# attachments.counter is a 32-bit integer; a larger number is no attachment (and no database
-# would take it as a parameter).
-MAX_COUNTER = 2**31 - 1
 
 
 class Download(ArchiveEndpoint):
@@ -33,7 +31,9 @@ class Download(ArchiveEndpoint):
         params = request.path_params
         counter = params["counter"]
         if (
-            not (counter.isascii() and counter.isdigit() and len(counter) <= 10 and int(counter) <= MAX_COUNTER)
+            not (
+                counter.isascii() and counter.isdigit() and len(counter) <= 10 and int(counter) <= MAX_INTEGER
+            )  # attachments.counter
             or not LIST_ADDRESS.fullmatch(params["address"])
             or not HASH.fullmatch(params["message_id_hash"])
         ):

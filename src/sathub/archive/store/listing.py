@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
+from sathub.db.dialect import MAX_INTEGER
+
 COUNT = sa.func.count()
 
 
@@ -22,7 +24,7 @@ _LIMIT, _OFFSET = param("limit", sa.Integer), param("offset", sa.Integer)
 # 32-bit on PostgreSQL; 2^31 emails would be terabytes on SQLite), so binding a window within it
 # changes no answer: an offset at the bound is past the end of any listing (an empty page), a limit at
 # the bound takes all the rest.
-MAX_ROWS = 2**31 - 1
+MAX_ROWS = MAX_INTEGER
 
 
 @dataclass(frozen=True)

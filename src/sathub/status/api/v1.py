@@ -223,9 +223,7 @@ def _count_post(conn, client: str, limit: int) -> None:
     and a count taken before it could leave two processes on PostgreSQL each waiting for what the
     other holds (this count's row, that lock)."""
     hold_writers_lock(conn)
-    now = time.time()
-    start = rate_limit.window_start(now)
-    verdict = rate_limit.judge(accounts.count_hit(conn, client, start), limit, start, now)
+    verdict = accounts.count_and_judge(conn, client, limit, time.time())
     if not verdict.allowed:
         raise ApiError(
             429,

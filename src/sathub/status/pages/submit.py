@@ -98,9 +98,7 @@ def _confirmation(conn, fields: dict) -> submit_rules.Checked | submit_rules.Rej
 def _store(conn, fields: dict, client: str, limit: int) -> rate_limit.Verdict | submit_rules.Rejected | writes.Stored:
     """In the shared write transaction: count the client's hit (kept even when the submission is
     refused), check, and store in its slot. Only plain values: the page comes after the commit."""
-    now = time.time()
-    start = rate_limit.window_start(now)
-    verdict = rate_limit.judge(accounts.count_hit(conn, client, start), limit, start, now)
+    verdict = accounts.count_and_judge(conn, client, limit, time.time())
     if not verdict.allowed:
         return verdict
     checked = _checked(conn, fields)

@@ -7,6 +7,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from sathub.db.dialect import insert_for
+from sathub.status import rate_limit
 from sathub.status.tables import rate_limits, users
 
 # Moving a user's session generation on ends every session issued before (migration 0005).
@@ -37,6 +38,13 @@ def password_hash_of(conn: Connection, username: str) -> str | None:
 
 def end_sessions(conn: Connection, username: str) -> None:
     conn.execute(users.update().where(users.c.username == username).values(session_generation=_next_generation))
+
+
+def count_and_judge(conn: Connection, client: str, limit: int, now: float) -> rate_limit.Verdict:
+    """Count one request of `client` in its window (count_hit) and judge the window's hits
+    against `limit` (0: no limit)."""
+    start = rate_limit.window_start(now)
+    return rate_limit.judge(count_hit(conn, client, start), limit, start, now)
 
 
 def count_hit(conn: Connection, client: str, window_start: int) -> int:

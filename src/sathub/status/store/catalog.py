@@ -9,6 +9,7 @@ from functools import cache
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from sathub.db.dialect import MAX_INTEGER
 from sathub.status.rules import is_web_url
 from sathub.status.store.text import db_text, folded
 from sathub.status.tables import report_totals, satellite_aliases, satellites
@@ -20,7 +21,7 @@ _by_display_name = (sa.func.lower(satellites.c.display_name), satellites.c.id)
 def _id_is(satellite_id: int):
     """The entry of an id, none for an id beyond the column's 32 bits: PostgreSQL would refuse such
     a parameter ('integer out of range', a 500) where an id it can hold just finds nothing."""
-    return satellites.c.id == satellite_id if -(2**31) <= satellite_id < 2**31 else sa.false()
+    return satellites.c.id == satellite_id if -MAX_INTEGER - 1 <= satellite_id <= MAX_INTEGER else sa.false()
 
 
 def _api_name_is(name: str):
