@@ -87,3 +87,24 @@ attachments = sa.Table(
     sa.Column("content", sa.LargeBinary, nullable=False),
     sa.UniqueConstraint("email_id", "counter", name="attachments_email_counter"),
 )
+
+# Each message's source as received (migration 0008): headers and body without the mbox `From `
+# line (kept in `envelope`), compressed as `compression` says; no row for mail archived before.
+email_sources = sa.Table(
+    "email_sources",
+    metadata,
+    sa.Column("email_id", sa.Integer, sa.ForeignKey("emails.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("envelope", sa.Text, nullable=True),
+    sa.Column("compression", sa.String(8), nullable=False),
+    sa.Column("size", sa.Integer, nullable=False),
+    sa.Column("data", sa.LargeBinary, nullable=False),
+)
+
+# Mailman 2's pipermail article numbers (`<yyyy>-<Month>/000123.html`) of a list (migration 0008).
+pipermail_numbers = sa.Table(
+    "pipermail_numbers",
+    metadata,
+    sa.Column("list_id", sa.Integer, sa.ForeignKey("mailing_lists.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("number", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("message_id_hash", sa.String(32), nullable=False),
+)

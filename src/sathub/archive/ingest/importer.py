@@ -25,6 +25,7 @@ from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store import lists as list_store
 from sathub.archive.store.corrections import EarlierRows
+from sathub.archive.store.sources import record_numbers
 from sathub.archive.store.threads import rethread_list
 from sathub.archive.store.writes import refresh_statistics, write_batch
 from sathub.archive.tables import PRIVATE, PUBLIC
@@ -42,11 +43,16 @@ def import_archive(
     progress: bool = False,
     batch_size: int = BATCH_SIZE,
     parse_processes: int | None = None,
+    mboxrd: bool = False,
+    pipermail_numbers: bool = False,
 ) -> ImportSummary:
     """Import every message of `paths` into the list `list_name` (created when missing, once there
     is a message to store: a file without mail creates no list). Files that could not be read to
     their end are in `summary.damaged`; what was read before the damage is stored.
-    parse_processes: helper processes for parsing (default: 1 on a multi-core machine)."""
+    parse_processes: helper processes for parsing (default: 1 on a multi-core machine).
+    mboxrd: the files are mboxrd (sathub's exports), read with `>From ` lines unquoted.
+    pipermail_numbers: the files are the list's complete archive, in order (its mbox, or every
+    monthly .txt from the first): record each message's pipermail number, its position from 0."""
     started = time.monotonic()
     list_name = list_name.strip().lower()
     list_id = None
@@ -57,14 +63,14 @@ def import_archive(
 
         bar = tqdm(unit=" msg", desc=list_name, mininterval=0.5)
     processes = default_processes() if parse_processes is None else parse_processes
-    parsed = parsed_emails(read_archives([Path(p) for p in paths]), summary, utc_now(), processes, bar)
+    parsed = parsed_emails(read_archives([Path(p) for p in paths], mboxrd), summary, utc_now(), processes, bar)
     earlier = None
     for number, batch in enumerate(_batches(parsed, batch_size), start=1):
         if list_id is None or earlier is None:
             # Committed before any email is written: a private list's mail is never visible, even mid-import.
             list_id = _list_to_import_into(engine, list_name, private)
             earlier = EarlierRows(engine, list_id)
-        _write(engine, list_id, batch, earlier, summary)
+        _write(engine, list_id, batch, earlier, summary, pipermail_numbers)
         if number & (number - 1) == 0:  # after batches 1, 2, 4, 8, ...: while the tables grow
             refresh_statistics(engine)
     if summary.corrected and list_id is not None:
@@ -100,7 +106,12 @@ def _batches(parsed: Iterator[ParsedEmail], size: int) -> Iterator[list[ParsedEm
 
 
 def _write(
-    engine: Engine, list_id: int, batch: list[ParsedEmail], earlier: EarlierRows, summary: ImportSummary
+    engine: Engine,
+    list_id: int,
+    batch: list[ParsedEmail],
+    earlier: EarlierRows,
+    summary: ImportSummary,
+    numbered: bool = False,
 ) -> None:
     """Write a batch in one transaction (rows stored before this run corrected first); if
     writing it fails, retry message by message so that only the offending message is skipped.
@@ -110,6 +121,9 @@ def _write(
             with engine.begin() as conn:
                 corrected, met = earlier.correct(conn, batch)
                 imported, duplicates = write_batch(conn, list_id, batch)
+                if numbered:
+                    positions = [(e.position, e.message_id_hash) for e in batch if e.position is not None]
+                    record_numbers(conn, list_id, positions)
             break
         except sa.exc.OperationalError as exc:
             # Another writer got in the way (SQLite: committed since this transaction began
@@ -123,7 +137,7 @@ def _write(
                 summary.skipped[f"{reason} ({type(getattr(exc, 'orig', exc)).__name__})"] += 1
                 return
             for email in batch:
-                _write(engine, list_id, [email], earlier, summary)
+                _write(engine, list_id, [email], earlier, summary, numbered)
             return
     earlier.met.update(met)  # committed: these rows are settled for the rest of the run
     summary.imported += imported

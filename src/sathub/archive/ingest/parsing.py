@@ -17,6 +17,7 @@ from datetime import datetime
 from sathub.archive.ingest.sources import RawMessage, Unreadable
 from sathub.archive.ingest.summary import ImportSummary
 from sathub.archive.mail.message import ParsedEmail, parse_email
+from sathub.archive.store.sources import compress
 
 CHUNK = 250  # messages sent to the helper at a time
 IN_PLACE_CHUNKS = 8  # parsed here before a helper process is worth starting
@@ -32,9 +33,13 @@ def parse_chunk(chunk: list[tuple[bytes, str | None]], import_time: datetime) ->
     parsed: list[ParsedEmail | str] = []
     for data, from_line in chunk:
         try:
-            parsed.append(parse_email(data, from_line, import_time))
+            email = parse_email(data, from_line, import_time)
         except Exception as exc:
             parsed.append(f"cannot be decoded ({type(exc).__name__})")
+            continue
+        # The source is compressed here, in the helper process when there is one (40 us a message).
+        email.source, email.source_size, email.envelope = compress(data), len(data), from_line
+        parsed.append(email)
     return parsed
 
 
@@ -45,13 +50,18 @@ def parsed_emails(
     processes: int,
     progress=None,
 ) -> Iterator[ParsedEmail]:
-    """The parsed emails of `items` in order; what cannot be imported is counted in `summary`."""
+    """The parsed emails of `items` in order, each with its `position` among the messages read
+    (those that cannot be imported count too: pipermail numbered every message of the list's
+    mbox); what cannot be imported is counted in `summary`."""
+    position = 0
     for chunk in _results(_chunks(items, summary, progress), import_time, processes):
         for item in chunk:
             if isinstance(item, str):
                 summary.skipped[item] += 1
             else:
+                item.position = position
                 yield item
+            position += 1
 
 
 def _chunks(items, summary, progress) -> Iterator[list[tuple[bytes, str | None]]]:

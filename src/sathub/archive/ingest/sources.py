@@ -27,6 +27,8 @@ _MESSAGE_HEADER = re.compile(rb"^(?:from|date|message-id|subject)[ \t]*:", re.IG
 _MESSAGE_ID_HEADER = re.compile(rb"^message-id[ \t]*:", re.IGNORECASE | re.MULTILINE)
 # `git format-patch` starts each patch with this line (a commit id and a fixed date).
 _FORMAT_PATCH_LINE = re.compile(rb"^From [0-9a-f]{40} Mon Sep 17 00:00:00 2001\r?\n?$")
+# A body line of an mboxrd file that was quoted on writing: `>From `, `>>From `, ...
+_MBOXRD_QUOTED = re.compile(rb"^>(>*From )", re.MULTILINE)
 _OPENERS = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
 
 
@@ -47,22 +49,24 @@ class Unreadable:
     damaged: bool = False  # the file could not be read to its end: the import has failed
 
 
-def read_archives(paths: list[Path]) -> Iterator[RawMessage | Unreadable]:
+def read_archives(paths: list[Path], mboxrd: bool = False) -> Iterator[RawMessage | Unreadable]:
+    """mboxrd: the mbox files are in the mboxrd form (sathub's and public-inbox's exports): a body
+    line `>From `, `>>From `, ... loses one `>`, giving back the line as it was sent."""
     for path in paths:
-        yield from read_path(Path(path))
+        yield from read_path(Path(path), mboxrd)
 
 
-def read_path(path: Path) -> Iterator[RawMessage | Unreadable]:
+def read_path(path: Path, mboxrd: bool = False) -> Iterator[RawMessage | Unreadable]:
     if path.is_dir():
         if (path / "cur").is_dir() or (path / "new").is_dir():
             yield from read_maildir(path)
         else:
             for child in sorted(p for p in path.iterdir() if not p.name.startswith(".")):
-                yield from read_path(child)
+                yield from read_path(child, mboxrd)
         return
     try:
         with open_archive(path) as stream:
-            yield from read_mbox(stream, str(path))
+            yield from read_mbox(stream, str(path), mboxrd)
     except (OSError, EOFError, lzma.LZMAError, zlib.error) as exc:
         # The messages read so far stay imported; the damaged rest is reported, the next file read.
         yield Unreadable(f"unreadable archive file {path} ({exc})", str(path), damaged=True)
@@ -102,10 +106,12 @@ def is_continuation(from_line: bytes, piece: bytes) -> bool:
     return bool(_FORMAT_PATCH_LINE.match(from_line)) and not _MESSAGE_ID_HEADER.search(header_block)
 
 
-def read_mbox(stream: BufferedIOBase, origin: str) -> Iterator[RawMessage | Unreadable]:
+def read_mbox(stream: BufferedIOBase, origin: str, mboxrd: bool = False) -> Iterator[RawMessage | Unreadable]:
     pending: RawMessage | None = None
     number = 0
     for from_line, body in _split_mbox(stream):
+        if mboxrd:
+            body = _MBOXRD_QUOTED.sub(rb"\1", body)
         if from_line is None:
             if body.strip():
                 yield Unreadable("text before the first From line (not an mbox message)", origin)

@@ -32,6 +32,12 @@ class ParsedEmail:
     date: datetime  # naive UTC, whole seconds
     archived_date: datetime
     attachments: list[Attachment]
+    # The source as received, compressed (store/sources.py), its size and its mbox `From ` line:
+    # set by the import's parsing, stored in email_sources (migration 0008).
+    source: bytes | None = None
+    source_size: int = 0
+    envelope: str | None = None
+    position: int | None = None  # the message's place among those of the files imported, from 0
 
 
 class _RawHeaders(Compat32):

@@ -18,6 +18,7 @@ from sathub.archive.ingest.parsing import parse_chunk
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store import one_message
+from sathub.archive.store.sources import compress
 from sathub.archive.tables import NEVER
 from sathub.db.engines import connect
 
@@ -46,6 +47,10 @@ def parse(data: bytes) -> ParsedEmail:
     [parsed] = parse_chunk([(data, None)], utc_now())
     if isinstance(parsed, str):
         raise UnreadableMessage(f"the message {parsed}")
+    if data.startswith(b"From "):  # kept as the import keeps one: the message, and its From_ line apart
+        envelope, _, message = data.partition(b"\n")
+        parsed.source, parsed.source_size = compress(message), len(message)
+        parsed.envelope = envelope.decode("latin-1").rstrip("\r")
     return parsed
 
 
@@ -56,6 +61,7 @@ def store(conn: Connection, address: str, email: ParsedEmail) -> Stored:
     if found is None or found.archive_policy == NEVER:
         return Stored(email.message_id_hash, False, found.archive_policy if found else None)
     if found.duplicate is not None:
+        one_message.fill_source(conn, found.duplicate, email)  # only if it has none yet
         return Stored(email.message_id_hash, False, found.archive_policy)
     one_message.write(conn, found, email)
     return Stored(email.message_id_hash, True, found.archive_policy)

@@ -15,6 +15,7 @@ from sqlalchemy.engine import Connection, Row
 
 from sathub.archive.mail.ids import message_id_hash
 from sathub.archive.mail.message import ParsedEmail
+from sathub.archive.store.sources import insert_sources
 from sathub.archive.store.threads import rethread_one
 from sathub.archive.store.writes import attachment_rows, email_row, sender_ids
 from sathub.archive.tables import NEVER, attachments, emails, mailing_lists, senders, threads
@@ -50,6 +51,12 @@ def write(conn: Connection, found: Row, email: ParsedEmail) -> None:
     rows = attachment_rows([(found.email_id, email)])
     if rows:
         conn.execute(attachments.insert(), rows)
+    insert_sources(conn, [(found.email_id, email)])
+
+
+def fill_source(conn: Connection, email_id: int, email: ParsedEmail) -> None:
+    """Give an email archived before sources were kept the source of the same message posted again."""
+    insert_sources(conn, [(email_id, email)])
 
 
 @cache

@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from sathub.archive.mail.ids import default_mailman_id
 from sathub.archive.mail.message import ParsedEmail
+from sathub.archive.store.sources import fill_missing_sources, insert_sources
 from sathub.archive.store.threads import Place, rethread
 from sathub.archive.tables import attachments, emails, senders
 from sathub.db.dialect import allocate_ids, insert_ignoring_conflicts
@@ -28,6 +29,8 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
             )
         )
     )
+    # Mail archived before sources were kept gets the source of the same message imported again.
+    fill_missing_sources(conn, list_id, {key: first_copies[key] for key in archived})
     new = [email for key, email in first_copies.items() if key not in archived]
     if not new:
         return 0, len(batch)
@@ -45,6 +48,7 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
     rows = attachment_rows(list(zip(ids, new, strict=True)))
     if rows:
         conn.execute(attachments.insert(), rows)
+    insert_sources(conn, zip(ids, new, strict=True))
     return len(new), len(batch) - len(new)
 
 
