@@ -27,7 +27,8 @@ def routes() -> list[Route]:
         result.append(Route(prefix + "{rest:path}", not_found))
         for pattern, page in pages(web).items():
             result.append(Route(web + pattern, page))
-            result.append(Route((web + pattern)[:-1], add_slash))
+            if pattern.endswith("/") or not pattern:  # `list/<address>/latest` has no slash in HyperKitty
+                result.append(Route((web + pattern)[:-1], add_slash))
         result.append(
             Route(web + "list/{address}/message/{message_id_hash}/attachment/{counter}/{filename}", Download())
         )

@@ -1,11 +1,16 @@
 """The archive's web pages at HyperKitty's paths: what the URLs Mailman writes into `Archived-At`
-headers and list footers open. Small, escaped, accessible HTML; no JavaScript.
+headers and list footers open, and what a reader browses. Small, escaped, accessible HTML; no
+JavaScript.
 
-    <prefix>list/<address>/                       the list: name, description, latest threads
-    <prefix>list/<address>/thread/<thread_id>/    a thread's messages in thread order
+    <prefix>                                      the index of public lists
+    <prefix>list/<address>/                       the list: latest and most active threads, months
+    <prefix>list/<address>/<yyyy>/<mm>/           the threads with mail in that month
+    <prefix>list/<address>/latest                 the same for the month of the newest mail
+    <prefix>list/<address>/thread/<thread_id>/    a whole thread, replies nested, every text
     <prefix>list/<address>/message/<hash>/        a message: headers, text, attachments, links
 
-An unknown list, thread or message is a 404 page; a private list's pages are 403."""
+An unknown list, thread, message or month is a 404 page; a private list's pages are 403. The
+rows of each page are read by pages/browse_rows.py; the feeds are pages/feeds.py."""
 
 from __future__ import annotations
 
@@ -17,22 +22,29 @@ import jinja2
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sathub.archive.access import HASH, visible_list
 from sathub.archive.api.links import Links, quote_path
 from sathub.archive.edge import ArchiveEndpoint, ArchiveError
-from sathub.archive.store import list_reads, listing, reads
-from sathub.db.engines import Connection
+from sathub.archive.pages import browse_rows
 from sathub.web import in_thread, site_url
 
-LATEST_THREADS = 30
-THREAD_PAGE_EMAILS = 1000  # a thread page shows at most this many messages
-ERROR_TITLES = {403: "Private list", 404: "Not found", 405: "Method not allowed", 503: "Unavailable"}
+ERROR_TITLES = {
+    400: "Bad request",
+    403: "Private list",
+    404: "Not found",
+    405: "Method not allowed",
+    503: "Unavailable",
+}
 # The pages need no script, frame or remote resource; the CSP says so to the browser.
 HEADERS = {
     "Content-Type": "text/html; charset=utf-8",
     "X-Frame-Options": "DENY",
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
 }
+# Spelt out, not calendar.month_name (which follows the process's locale): the pages say lang="en".
+MONTH_NAMES: tuple[str, ...] = (
+    *("January", "February", "March", "April", "May", "June"),
+    *("July", "August", "September", "October", "November", "December"),
+)
 
 _templates = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
@@ -60,6 +72,9 @@ class PageLinks:
     web: str  # site URL + web prefix
     api: Links
 
+    def index(self) -> str:
+        return self.web
+
     def list(self, address: str) -> str:
         return list_page_url(self.web, address)
 
@@ -69,56 +84,61 @@ class PageLinks:
     def message(self, address: str, message_id_hash: str) -> str:
         return message_page_url(self.web, address, message_id_hash)
 
+    def month(self, address: str, year: int, month: int) -> str:
+        return f"{self.list(address)}{year:04d}/{month:02d}/"
+
+    def latest(self, address: str) -> str:
+        return f"{self.list(address)}latest"
+
+    def raw(self, address: str, message_id_hash: str) -> str:
+        """The message's source as received (engineer D's export, docs/archive-export.md)."""
+        return f"{self.message(address, message_id_hash)}raw"
+
+    def export_thread(self, address: str, thread_id: str) -> str:
+        """The thread as an mbox.gz, at HyperKitty's export path with its `thread` parameter."""
+        return f"{self.list(address)}export/{thread_id}.mbox.gz?thread={thread_id}"
+
+    def rss(self, address: str) -> str:
+        return f"{self.list(address)}feed/"
+
+    def atom_list(self, address: str) -> str:
+        return f"{self.list(address)}feed/atom/"
+
+    def atom_thread(self, address: str, thread_id: str) -> str:
+        return f"{self.thread(address, thread_id)}feed/atom/"
+
+    def atom_sender(self, mailman_id: str) -> str:
+        return f"{self.web}sender/{mailman_id}/feed/atom/"
+
 
 def page_date(value: datetime) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def iso_date(value: datetime) -> str:
+    """For `<time datetime>`: the machine-readable form of page_date."""
+    return value.strftime("%Y-%m-%dT%H:%MZ")
 
 
 def obfuscate(address: str) -> str:
     return address.replace("@", " (a) ")
 
 
-_templates.filters.update(page_date=page_date, obfuscate=obfuscate)
+def month_name(month: int) -> str:
+    return MONTH_NAMES[month - 1]
 
 
-# -- the rows of each page: one in_thread call, store functions only ---------------------------
+def plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def _visible_list(conn: Connection, address: str):
-    return visible_list(
-        conn, address, f"There is no list {address} in this archive.", "The archive of {name} is private."
-    )
+_templates.filters.update(
+    page_date=page_date, iso_date=iso_date, obfuscate=obfuscate, month_name=month_name, plural=plural
+)
 
 
-def list_rows(conn: Connection, address: str) -> dict:
-    mailing_list = _visible_list(conn, address)
-    latest = list_reads.list_threads(conn, mailing_list.id, listing.Page(LATEST_THREADS, 0))
-    return {"mailing_list": mailing_list, "threads": latest}
-
-
-def thread_rows(conn: Connection, address: str, thread_id: str) -> dict:
-    mailing_list = _visible_list(conn, address)
-    thread = list_reads.find_thread(conn, mailing_list.id, thread_id) if HASH.fullmatch(thread_id) else None
-    if thread is None:
-        raise ArchiveError(404, f"There is no such thread in {mailing_list.name}.")
-    emails = reads.thread_emails(conn, mailing_list, thread_id, listing.Page(THREAD_PAGE_EMAILS, 0))
-    return {"mailing_list": mailing_list, "thread": thread, "emails": emails}
-
-
-def message_rows(conn: Connection, address: str, message_id_hash: str) -> dict:
-    mailing_list = _visible_list(conn, address)
-    email = reads.find_email(conn, mailing_list, message_id_hash) if HASH.fullmatch(message_id_hash) else None
-    if email is None:
-        raise ArchiveError(404, f"There is no such message in {mailing_list.name}.")
-    return {
-        "mailing_list": mailing_list,
-        "email": email,
-        "children": reads.email_children(conn, email.id),
-        "attachments": reads.email_attachments(conn, email.id),
-    }
-
-
-# -- the endpoints -----------------------------------------------------------------------------
+def render_page(template: str, **context) -> str:
+    return _templates.get_template(template).render(**context)
 
 
 class WebPage(ArchiveEndpoint):
@@ -136,23 +156,37 @@ class WebPage(ArchiveEndpoint):
         site = site_url(request)
         links = PageLinks(site + self.web_prefix, Links(site, self.web_prefix + "api/", None))
         context = await in_thread(request, self.rows, *(request.path_params[p] for p in self.params))
-        body = _templates.get_template(self.template).render(links=links, **context)
-        return Response(body, headers=HEADERS)
+        return Response(render_page(self.template, links=links, **context), headers=HEADERS)
 
     def render_error(self, request: Request, error: ArchiveError) -> Response:
-        body = _templates.get_template("page_error.html").render(title=ERROR_TITLES[error.status], text=error.detail)
-        allow = {"Allow": self.allow} if error.status == 405 else {}
-        return Response(body, status_code=error.status, headers={**HEADERS, **allow})
+        return error_page(request, self.web_prefix, error, self.allow)
+
+
+def error_page(request: Request, web_prefix: str, error: ArchiveError, allow: str) -> Response:
+    """The HTML page of an ArchiveError (pages and feeds): its title, its text, a way back."""
+    site = site_url(request)
+    links = PageLinks(site + web_prefix, Links(site, web_prefix + "api/", None))
+    body = render_page("page_error.html", title=ERROR_TITLES[error.status], text=error.detail, links=links)
+    extra = {"Allow": allow} if error.status == 405 else {}
+    return Response(body, status_code=error.status, headers={**HEADERS, **extra})
 
 
 def pages(web_prefix: str) -> dict[str, WebPage]:
-    """The pages under one web prefix (`/archive/`), by path pattern after it."""
+    """The pages under one web prefix (`/archive/`), by path pattern after it. Registered in this
+    order: the month's `{year:int}/{month:int}/` only takes digits, so it never shadows a
+    `thread/`, `message/` or `export/` path."""
+    rows = browse_rows
     return {
-        "list/{address}/": WebPage(web_prefix, list_rows, "page_list.html", ("address",)),
+        "": WebPage(web_prefix, rows.index_rows, "page_index.html", ()),
+        "list/{address}/": WebPage(web_prefix, rows.list_rows, "page_list.html", ("address",)),
         "list/{address}/thread/{thread_id}/": WebPage(
-            web_prefix, thread_rows, "page_thread.html", ("address", "thread_id")
+            web_prefix, rows.thread_rows, "page_thread.html", ("address", "thread_id")
         ),
         "list/{address}/message/{message_id_hash}/": WebPage(
-            web_prefix, message_rows, "page_message.html", ("address", "message_id_hash")
+            web_prefix, rows.message_rows, "page_message.html", ("address", "message_id_hash")
         ),
+        "list/{address}/{year:int}/{month:int}/": WebPage(
+            web_prefix, rows.month_rows, "page_month.html", ("address", "year", "month")
+        ),
+        "list/{address}/latest": WebPage(web_prefix, rows.latest_rows, "page_month.html", ("address",)),
     }
