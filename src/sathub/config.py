@@ -146,6 +146,9 @@ class Settings:
     archiver_key: str = _setting("", ANY_TEXT)
     archiver_from: str = _setting("127.0.0.1/32,::1/128", NETWORKS)
     archiver_max_bytes: int = _setting(25 * 1024 * 1024, _integer(1024))
+    # mbox exports (`…/export/<name>.mbox.gz`) streamed at once by one process; beyond: 503 with
+    # Retry-After. Each holds a worker thread while it reads a chunk, and a client's bandwidth.
+    max_exports: int = _setting(4, _integer(1, 1000))
     # Mailman core's REST API (the root without a version, e.g. http://127.0.0.1:8001), where list
     # names, descriptions and archive policies come from; empty: lists are public unless --private.
     mailman_rest_url: str = _setting(
