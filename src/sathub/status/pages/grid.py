@@ -76,9 +76,9 @@ def block_state(counts: Counts) -> tuple[State, str]:
     return UNKNOWN, " "
 
 
-def first_day(today: date) -> date:
-    """The oldest day the grid shows."""
-    return today - timedelta(days=DAYS - 1)
+def first_day(today: date, days: int = DAYS) -> date:
+    """The oldest day a grid of `days` days shows (the status page's: six)."""
+    return today - timedelta(days=days - 1)
 
 
 def block_hours(column: int) -> tuple[int, int]:
@@ -158,18 +158,21 @@ class Grid:
     today: date
     rows: list[Row]
     callsigns: list[str]
+    days: int = DAYS
 
     def blocks(self) -> list[Block]:
         return [block for row in self.rows for block in row.blocks()]
 
 
-def build_grid(today: date, reports: Iterable[Report]) -> Grid:
-    """The grid of the reports, given newest stored first (id descending)."""
+def build_grid(today: date, reports: Iterable[Report], days: int = DAYS) -> Grid:
+    """The grid of the reports, given newest stored first (id descending), over `days` days: the
+    status page's six, or what /api/v2/status asks for, by the same rule (one rule, one grid)."""
+    columns = days * BLOCKS_PER_DAY
     rows: dict[str, Row] = {}
     # Per callsign, how many hours ago it was last heard (0 = today 23:00): a plain int to
     # compare, since this loop runs once per report of the window.
     heard_ago: dict[str, int] = {}
-    first_column = {today - timedelta(days=n): n * BLOCKS_PER_DAY for n in range(DAYS)}
+    first_column = {today - timedelta(days=n): n * BLOCKS_PER_DAY for n in range(days)}
     for report in reports:
         base = first_column.get(report.day)
         hour = report.hour
@@ -178,7 +181,7 @@ def build_grid(today: date, reports: Iterable[Report]) -> Grid:
         name = report.name
         row = rows.get(name)
         if row is None:
-            row = rows[name] = Row(name, [None] * COLUMNS)
+            row = rows[name] = Row(name, [None] * columns)
         # Column 0 is today 22:00-23:59, 11 today 00:00-01:59, 12 yesterday 22:00...
         column = base + (23 - hour) // 2
         block = row.cells[column]
@@ -188,11 +191,11 @@ def build_grid(today: date, reports: Iterable[Report]) -> Grid:
         callsign = report.callsign.upper()
         if callsign and callsign != "TEST":
             ago = base * 2 + 23 - hour  # base counts 12 blocks a day, so base * 2 hours
-            if ago < heard_ago.get(callsign, COLUMNS * 2):
+            if ago < heard_ago.get(callsign, columns * 2):
                 heard_ago[callsign] = ago
     ordered = sorted(rows.values(), key=lambda row: (row.name.lower(), row.name))
     callsigns = sorted(heard_ago, key=lambda c: (heard_ago[c], c))
-    return Grid(today, ordered, callsigns)
+    return Grid(today, ordered, callsigns, days)
 
 
 def block_time(today: date, column: int) -> str:

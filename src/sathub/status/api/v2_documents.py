@@ -1,0 +1,175 @@
+"""/api/v2's answers as documents, built from the store's rows by pure functions: the status grid
+(from pages/grid.py's Grid: the page's rule, the page's numbers), the catalog, a page of
+reports, and the reported locators as GeoJSON."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date, datetime, timedelta
+
+from sathub.status import locators, times
+from sathub.status.pages import grid
+from sathub.status.rules import REPORT_VALUES
+
+# The status of a cell by the page's state for it (grid.block_state); a cell without reports is "none".
+STATUS_OF_STATE = {
+    grid.HEARD.key: "heard",
+    grid.TELEMETRY.key: "telemetry",
+    grid.NOT_HEARD.key: "not_heard",
+    grid.CREW.key: "crew",
+    grid.CONFLICTING.key: "conflicting",
+    grid.UNKNOWN.key: "no_majority",
+}
+EMPTY_COLOUR = "C0C0C0"  # the page's empty cell: bgcolor without '#' (clients.md item 16)
+
+
+def _counts(totals: Mapping[str, int]) -> dict[str, int]:
+    return {value: totals.get(value, 0) for value in REPORT_VALUES}
+
+
+def _cell_times(today: date, column: int) -> tuple[str, str]:
+    first, _ = grid.block_hours(column)
+    day = grid.block_day(today, column)
+    start = datetime(day.year, day.month, day.day, first)
+    return times.iso_z(start), times.iso_z(start + timedelta(hours=2))
+
+
+def _empty_cell(start: str, end: str) -> dict:
+    return {
+        "start": start,
+        "end": end,
+        "status": "none",
+        "colour": EMPTY_COLOUR,
+        "text": "",
+        "counts": _counts({}),
+        "report_count": 0,
+        "latest_report_time": "",
+    }
+
+
+def _cell(block: grid.Block, start: str, end: str) -> dict:
+    state, text = block.look
+    totals: dict[str, int] = {}
+    for report in block.reports:
+        totals[report.report] = totals.get(report.report, 0) + 1
+    day, hour = max((report.day, report.hour) for report in block.reports)
+    return {
+        "start": start,
+        "end": end,
+        "status": STATUS_OF_STATE[state.key],
+        "colour": state.colour,
+        "text": text.strip(),
+        "counts": _counts(totals),
+        "report_count": len(block.reports),
+        "latest_report_time": times.read_form_time(day, hour),
+    }
+
+
+def status_document(status_grid: grid.Grid, display_names: Mapping[str, str]) -> dict:
+    """Every row of the grid in the page's order, every cell newest first; `display_names` by
+    API name lower-cased."""
+    today = status_grid.today
+    columns = status_grid.days * grid.BLOCKS_PER_DAY
+    spans = [_cell_times(today, column) for column in range(columns)]
+    data = []
+    for row in status_grid.rows:
+        cells = [
+            _empty_cell(*spans[column]) if block is None else _cell(block, *spans[column])
+            for column, block in enumerate(row.cells)
+        ]
+        latest = max((cell["latest_report_time"] for cell in cells), default="")
+        data.append(
+            {
+                "name": row.name,
+                "display_name": display_names.get(row.name.lower(), ""),
+                "latest_report_time": latest,
+                "cells": cells,
+            }
+        )
+    return {
+        "data": data,
+        "meta": {
+            "count": len(data),
+            "days": status_grid.days,
+            "cells": columns,
+            "start": spans[-1][0],
+            "end": spans[0][1],
+        },
+    }
+
+
+def satellites_document(entries: Sequence, aliases: Mapping[int, list[str]]) -> dict:
+    data = [
+        {
+            "name": entry.api_name,
+            "display_name": entry.display_name,
+            "website": entry.website,
+            "aliases": aliases.get(entry.id, []),
+            "report_values": list(REPORT_VALUES),
+            "report_count": entry.report_count,
+            "latest_report_time": times.read_form_time(entry.latest_day, entry.latest_hour) if entry.latest_day else "",
+        }
+        for entry in entries
+    ]
+    return {"data": data, "meta": {"count": len(data)}}
+
+
+def report_records(rows: Iterable) -> list[dict]:
+    """store.v2_reads.report_page rows as flat records: no nested object, no null."""
+    read_time = times.read_form_time
+    return [
+        {
+            "id": id_,
+            "name": name,
+            "display_name": display_name,
+            "reported_time": read_time(day, hour),
+            "period": period,
+            "callsign": callsign,
+            "report": report,
+            "grid_square": grid_square or "",
+        }
+        for id_, name, display_name, day, hour, period, callsign, report, grid_square, *_ in rows
+    ]
+
+
+def grid_square_document(hours_rows: Iterable, meta: dict) -> dict:
+    """store.v2_reads.located_hours rows summed per locator (normalised; rows whose locator is
+    not a 4- or 6-character one, from old data, are left out) as a GeoJSON FeatureCollection,
+    features ordered by locator."""
+    squares: dict[str, dict] = {}
+    for grid_square, report, day, hour, count in hours_rows:
+        box = locators.box(grid_square or "")
+        if box is None:
+            continue
+        key = grid_square_key(grid_square)
+        square = squares.setdefault(key, {"box": box, "totals": {}, "latest": (day, hour)})
+        square["totals"][report] = square["totals"].get(report, 0) + count
+        square["latest"] = max(square["latest"], (day, hour))
+    features = []
+    for key in sorted(squares):
+        square = squares[key]
+        totals, box = square["totals"], square["box"]
+        state, _ = grid.block_state(grid.Counts.of_totals(totals))
+        features.append(
+            {
+                "type": "Feature",
+                "id": key,
+                "bbox": list(box),
+                "geometry": {"type": "Polygon", "coordinates": [box.ring()]},
+                "properties": {
+                    "grid_square": key,
+                    "precision": len(key),
+                    "counts": _counts(totals),
+                    "report_count": sum(totals.values()),
+                    "status": STATUS_OF_STATE[state.key],
+                    "latest_report_time": times.read_form_time(*square["latest"]),
+                },
+            }
+        )
+    return {"type": "FeatureCollection", "features": features, "meta": {**meta, "count": len(features)}}
+
+
+def grid_square_key(grid_square: str) -> str:
+    """A stored locator as the API names it (rules.normalize_grid's case: FN42ab)."""
+    text = grid_square.strip()
+    return text[:2].upper() + text[2:4] + text[4:6].lower()

@@ -1,0 +1,150 @@
+"""The SQL of /api/v2's reads: the report walk (keyset pages over the whole history), the
+reported locators of a window, and the catalog with its retired names and totals.
+
+The walk's order is the slot's (migration 0001's unique index): time (day, hour, period), then
+satellite and callsign as the database folds them. A report keeps its slot when another
+replaces it (it gets a new id, so an id would not do as a key), so a page that starts after the
+last slot of the page before returns every slot stored before the walk began exactly once.
+Migration 0011 indexes that order, so every page is one index range, however deep."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from sathub.status.store.text import db_text, folded
+from sathub.status.tables import report_totals, reports, satellite_aliases, satellites
+
+Hour = tuple[date, int]  # (day, hour), as times.first_included_hour gives it
+
+_name_key = sa.func.lower(reports.c.name)
+_callsign_key = sa.func.upper(reports.c.callsign)
+# The walk's key, in migration 0011's index order.
+WALK_KEY = (reports.c.day, reports.c.hour, reports.c.period, _name_key, _callsign_key)
+_display_name = sa.func.coalesce(satellites.c.display_name, "").label("display_name")
+_with_catalog = reports.outerjoin(satellites, sa.func.lower(satellites.c.api_name) == _name_key)
+
+
+@dataclass(frozen=True)
+class ReportFilter:
+    """What a walk is restricted to; `callsign` comes upper-cased, `names` as given (folded by
+    the database, like the index)."""
+
+    names: tuple[str, ...] = ()
+    callsign: str | None = None
+    grid_square: str | None = None
+    report: str | None = None
+    first: Hour | None = None  # the first (day, hour) included
+    last: Hour | None = None  # the last (day, hour) included
+
+
+# The key of a row: (day, hour, period, name key, callsign key).
+Key = tuple[date, int, int, str, str]
+
+
+def report_page(
+    conn: Connection, where: ReportFilter, *, ascending: bool, after: Key | None, limit: int
+) -> Sequence[sa.Row]:
+    """Up to `limit` reports after the key `after` (None: from the start), in the walk's order
+    (ascending, or descending), each with its key columns last: id, name, display_name, day, hour,
+    period, callsign, report, grid_square, name_key, callsign_key."""
+    key = sa.tuple_(*WALK_KEY)
+    query = (
+        sa.select(
+            reports.c.id,
+            reports.c.name,
+            _display_name,
+            reports.c.day,
+            reports.c.hour,
+            reports.c.period,
+            reports.c.callsign,
+            reports.c.report,
+            reports.c.grid_square,
+            _name_key.label("name_key"),
+            _callsign_key.label("callsign_key"),
+        )
+        .select_from(_with_catalog)
+        .where(*_conditions(where))
+    )
+    if after is not None:
+        day, hour, period, name_key, callsign_key = after
+        given = sa.tuple_(
+            sa.literal(day, sa.Date),
+            sa.literal(hour, sa.SmallInteger),
+            sa.literal(period, sa.SmallInteger),
+            sa.literal(db_text(name_key), sa.String),
+            sa.literal(db_text(callsign_key), sa.String),
+        )
+        query = query.where(key > given if ascending else key < given)
+    order = WALK_KEY if ascending else tuple(column.desc() for column in WALK_KEY)
+    return conn.execute(query.order_by(*order).limit(limit)).all()
+
+
+def _conditions(where: ReportFilter) -> list:
+    conditions: list = []
+    if where.names:
+        conditions.append(_name_key.in_([folded(name) for name in sorted(set(where.names))]))
+    if where.callsign is not None:
+        conditions.append(_callsign_key == db_text(where.callsign))
+    if where.grid_square is not None:
+        conditions.append(reports.c.grid_square == where.grid_square)
+    if where.report is not None:
+        conditions.append(reports.c.report == where.report)
+    if where.first is not None:
+        conditions.append(sa.tuple_(reports.c.day, reports.c.hour) >= sa.tuple_(*_hour_literals(where.first)))
+    if where.last is not None:
+        conditions.append(sa.tuple_(reports.c.day, reports.c.hour) <= sa.tuple_(*_hour_literals(where.last)))
+    return conditions
+
+
+def _hour_literals(hour: Hour):
+    return sa.literal(hour[0], sa.Date), sa.literal(hour[1], sa.SmallInteger)
+
+
+def located_hours(conn: Connection, first: Hour, names: tuple[str, ...]) -> Sequence[sa.Row]:
+    """Reports with a locator from the hour `first` on, counted per (grid_square, report, day,
+    hour): what /api/v2/grid-squares and the satellite pages' map sum per locator."""
+    query = (
+        sa.select(
+            reports.c.grid_square,
+            reports.c.report,
+            reports.c.day,
+            reports.c.hour,
+            sa.func.count().label("report_count"),
+        )
+        .where(*_conditions(ReportFilter(names=names, first=first)), reports.c.grid_square != "")
+        .group_by(reports.c.grid_square, reports.c.report, reports.c.day, reports.c.hour)
+    )
+    return conn.execute(query).all()
+
+
+def catalog_entries(conn: Connection) -> tuple[Sequence[sa.Row], dict[int, list[str]]]:
+    """Every catalog entry (id, api_name, display_name, website, report_count, latest_day,
+    latest_hour) by display name as the status page's list, and each entry's retired names."""
+    entries = conn.execute(
+        sa.select(
+            satellites.c.id,
+            satellites.c.api_name,
+            satellites.c.display_name,
+            satellites.c.website,
+            sa.func.coalesce(report_totals.c.report_count, 0).label("report_count"),
+            report_totals.c.latest_day,
+            report_totals.c.latest_hour,
+        )
+        .select_from(
+            satellites.outerjoin(report_totals, report_totals.c.name_key == sa.func.lower(satellites.c.api_name))
+        )
+        .order_by(sa.func.lower(satellites.c.display_name), satellites.c.id)
+    ).all()
+    aliases: dict[int, list[str]] = {}
+    for alias, satellite_id in conn.execute(
+        sa.select(satellite_aliases.c.alias, satellite_aliases.c.satellite_id).order_by(
+            sa.func.lower(satellite_aliases.c.alias)
+        )
+    ):
+        aliases.setdefault(satellite_id, []).append(alias)
+    return entries, aliases
