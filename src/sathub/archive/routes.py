@@ -12,6 +12,7 @@ from sathub.archive.api.views import VIEWS
 from sathub.archive.mailman.endpoints import ARCHIVER_PATHS
 from sathub.archive.pages.attachments import Download
 from sathub.archive.pages.browse import pages
+from sathub.archive.pages.feeds import feeds
 
 
 def routes() -> list[Route]:
@@ -25,7 +26,7 @@ def routes() -> list[Route]:
         for path, endpoint in ARCHIVER_PATHS.items():
             result.append(Route(prefix + path, endpoint(web)))
         result.append(Route(prefix + "{rest:path}", not_found))
-        for pattern, page in pages(web).items():
+        for pattern, page in {**pages(web), **feeds(web)}.items():
             result.append(Route(web + pattern, page))
             if pattern.endswith("/") or not pattern:  # `list/<address>/latest` has no slash in HyperKitty
                 result.append(Route((web + pattern)[:-1], add_slash))
