@@ -12,6 +12,7 @@ from sathub.archive.api.views import VIEWS
 from sathub.archive.mailman.endpoints import ARCHIVER_PATHS
 from sathub.archive.pages.attachments import Download
 from sathub.archive.pages.browse import pages
+from sathub.archive.pages.search import SearchPage
 from sathub.archive.pages.feeds import feeds
 
 
@@ -33,4 +34,5 @@ def routes() -> list[Route]:
         result.append(
             Route(web + "list/{address}/message/{message_id_hash}/attachment/{counter}/{filename}", Download())
         )
+        result.append(Route(web + "search", SearchPage(web)))
     return result

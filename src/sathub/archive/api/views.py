@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from sathub.archive.access import HASH, LIST_ADDRESS, MAILMAN_ID, visible_list
 from sathub.archive.api import objects
 from sathub.archive.api.endpoint import Call, View
+from sathub.archive.api.search import SEARCH
 from sathub.archive.edge import ArchiveError
 from sathub.archive.store import list_reads, reads
 from sathub.db.engines import Row
@@ -34,6 +35,7 @@ def get_index(call: Call) -> dict:
         "emails": f"{api}list/{{list_address}}/emails/",
         "email": f"{api}list/{{list_address}}/email/{{message_id_hash}}/",
         "sender_emails": f"{api}sender/{{mailman_id_or_address}}/emails/",
+        "search": f"{api}search/?q={{query}}",
     }
 
 
@@ -157,4 +159,5 @@ VIEWS = {
     "list/{address}/email/{message_id_hash:path}/": View("Email Detail", "Show an email", get_email),
     "sender/{sender_key}/emails/": View("Email List By Sender", "List emails by sender", get_sender_emails),
     "tags/": View("Tag List", "List tags", get_tags),
+    "search/": SEARCH,
 }

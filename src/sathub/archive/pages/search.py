@@ -1,0 +1,96 @@
+"""`<web prefix>search?q=…&mlist=…&sort=…&page=N`: the search page, at HyperKitty's path and with
+its parameters (docs/archive-search.md, "The page").
+
+Without `q` it is the search form and the language's summary; with one, 20 results a page:
+subject (a link to the message page), list, sender, date and the snippet, whose markers become
+<mark> after the text is escaped. A query the language refuses is shown again with what is
+wrong (400); `mlist` of an unknown list is the 404 page, of a private one the 403 page. No
+JavaScript; every value is escaped by the templates' autoescape."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from markupsafe import Markup, escape
+from starlette.requests import Request
+from starlette.responses import Response
+
+from sathub.archive.api import search as api_search
+from sathub.archive.api.links import Links
+from sathub.archive.edge import ArchiveEndpoint, ArchiveError
+from sathub.archive.pages.browse import HEADERS, PageLinks, error_page, render_page
+from sathub.archive.search.snippets import END, START, snippet
+from sathub.db.engines import Connection
+from sathub.web import in_thread, site_url
+
+PAGE_SIZE = 20
+
+
+def marked(text: str) -> Markup:
+    """The snippet escaped, its match markers turned into <mark> elements."""
+    return Markup(str(escape(text)).replace(START, "<mark>").replace(END, "</mark>"))
+
+
+def _results(conn: Connection, asked: api_search.Request) -> dict:
+    # The list's check and the search need no common snapshot: every statement of the search
+    # leaves private lists out by itself.
+    found, _, mailing_list = api_search.run(conn, asked)
+    results = [{"row": row, "snippet": snippet(asked.tree, row.subject, row.content)} for row in found.rows]
+    return {"count": found.count, "results": results, "mailing_list": mailing_list}
+
+
+class SearchPage(ArchiveEndpoint):
+    unavailable = "The archive is unavailable; try again later."
+
+    def __init__(self, web_prefix: str) -> None:
+        self.web_prefix = web_prefix
+
+    def not_allowed(self, method: str) -> str:
+        return f"{method} is not allowed here."
+
+    async def respond(self, request: Request) -> Response:
+        site = site_url(request)
+        links = PageLinks(site + self.web_prefix, Links(site, self.web_prefix + "api/", None))
+        query = request.query_params
+        text = query.get("q", "").strip()
+        context: dict = {"links": links, "search_text": text, "marked": marked, "error": None, "count": None}
+        status = 200
+        if text:
+            try:
+                asked = api_search.read_request(query, page_size=PAGE_SIZE, page_number=query.get("page"))
+            except ArchiveError as error:
+                if error.status != 400:
+                    raise
+                context["error"], status = error.detail, 400
+            else:
+                context.update(await in_thread(request, _results, asked))
+                context["sort_order"] = asked.sort
+                context["page_number"] = asked.page.offset // PAGE_SIZE + 1
+                context["pages"] = _pages(links, asked, context["count"])
+        return Response(render_page("page_search.html", **context), status_code=status, headers=HEADERS)
+
+    def render_error(self, request: Request, error: ArchiveError) -> Response:
+        return error_page(request, self.web_prefix, error, self.allow)
+
+
+def _pages(links: PageLinks, asked: api_search.Request, count: int) -> dict:
+    """The links to the previous and next pages of results (None at either end)."""
+    number = asked.page.offset // PAGE_SIZE + 1
+    last = max(1, -(-count // PAGE_SIZE))
+
+    def link(to: int, sort: str = asked.sort) -> str:
+        params = [("q", asked.text)]
+        if asked.mlist:
+            params.append(("mlist", asked.mlist))
+        if sort != "relevance":
+            params.append(("sort", sort))
+        if to > 1:
+            params.append(("page", str(to)))
+        return f"{links.index()}search?{urlencode(params)}"
+
+    return {
+        "previous": link(number - 1) if number > 1 else None,
+        "next": link(number + 1) if number < last else None,
+        "last": last,
+        "sorted": {sort: link(1, sort) for sort in ("relevance", "date-desc", "date-asc")},
+    }

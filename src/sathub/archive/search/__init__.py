@@ -1,0 +1,1 @@
+"""The archive's search language, pure: query.py (text → tree), text.py (words), snippets.py."""

@@ -1,0 +1,80 @@
+"""The snippet of a result: a short plain-text extract around the first place the query's words
+match, each matched word between \\u0002 and \\u0003 (the page escapes the text, then turns the
+markers into <mark>). Computed here, from the stored text, the same way on both backends."""
+
+from __future__ import annotations
+
+from sathub.archive.search.query import And, Node, Or, Term
+from sathub.archive.search.text import spans
+
+START, END = "\x02", "\x03"
+WIDTH = 200  # characters of text in a snippet, about
+BEFORE = 60  # characters of context shown before the first match
+
+
+def wanted(node: Node, field: str) -> tuple[set[str], tuple[str, ...]]:
+    """(words, prefixes) the query asks for in `field` (or in any field), outside any NOT."""
+    found: set[str] = set()
+    prefixes: list[str] = []
+
+    def walk(item: Node) -> None:
+        if isinstance(item, Term) and item.field in (None, field):
+            *whole, last = item.words
+            found.update(whole)
+            if item.prefix:
+                prefixes.append(last)
+            else:
+                found.add(last)
+        elif isinstance(item, And | Or):
+            for child in item.items:
+                walk(child)
+        # Not: words that must be absent are never marked
+
+    walk(node)
+    return found, tuple(prefixes)
+
+
+def snippet(tree: Node, subject: str, body: str) -> str:
+    """The extract of `body` around its first matched word, else the start of the body (with the
+    subject's matches marked when only the subject matched)."""
+    body_words, body_prefixes = wanted(tree, "body")
+    text = " ".join(body.split())
+    marks = [
+        (start, end)
+        for start, end, word in spans(text)
+        if word in body_words or (body_prefixes and word.startswith(body_prefixes))
+    ]
+    if not marks:
+        subject_words, subject_prefixes = wanted(tree, "subject")
+        line = " ".join(subject.split())
+        subject_marks = [
+            (start, end)
+            for start, end, word in spans(line)
+            if word in subject_words or (subject_prefixes and word.startswith(subject_prefixes))
+        ]
+        if subject_marks:
+            return _marked(line, subject_marks, 0, len(line))
+        return _cut(text, 0, WIDTH)
+    first = marks[0][0]
+    start = 0 if first <= BEFORE else text.rfind(" ", 0, first - BEFORE) + 1
+    end = min(len(text), start + WIDTH)
+    if end < len(text):
+        end = max(text.rfind(" ", start, end), marks[0][1])
+    inside = [(s, e) for s, e in marks if s >= start and e <= end]
+    return ("… " if start else "") + _marked(text, inside, start, end) + (" …" if end < len(text) else "")
+
+
+def _marked(text: str, marks: list[tuple[int, int]], start: int, end: int) -> str:
+    parts, at = [], start
+    for mark_start, mark_end in marks:
+        parts += [text[at:mark_start], START, text[mark_start:mark_end], END]
+        at = mark_end
+    parts.append(text[at:end])
+    return "".join(parts)
+
+
+def _cut(text: str, start: int, width: int) -> str:
+    if len(text) <= width:
+        return text
+    end = text.rfind(" ", start, start + width)
+    return text[start : end if end > start else start + width] + " …"
