@@ -40,6 +40,8 @@ DOCUMENTED_DEFAULTS = {
     "mailman_rest_url": "",
     "mailman_rest_user": "",
     "mailman_rest_password": "",
+    "stream_max_subscribers": 2000,
+    "stream_retention_hours": 48,
 }
 FIELDS = {field.name: field for field in dataclasses.fields(Settings)}
 # Values that settings which check their values may accept (each setting takes those it accepts).

@@ -140,6 +140,10 @@ class Settings:
     # minute (beyond: 429; 0 disables the limit).
     submit_rate_per_minute: int = _setting(30, _integer(0))
     api_rate_per_minute: int = _setting(60, _integer(0))
+    # GET /api/v2/stream: subscribers one process serves at once (beyond: 503 with Retry-After),
+    # and the hours its events are kept for clients that resume with Last-Event-ID (at least 24).
+    stream_max_subscribers: int = _setting(2000, _integer(0, 1 << 20))
+    stream_retention_hours: int = _setting(48, _integer(24, 24 * 365))
     # Mailman's archiver (the `hyperkitty` plugin): the key it sends as `Authorization: Token <key>`
     # (empty: the archiver endpoints refuse every call), the source addresses and CIDR ranges it
     # may call from (comma-separated), and the largest POST body taken (a message with its parts).

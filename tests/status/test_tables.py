@@ -18,6 +18,8 @@ STATUS_TABLES = {
     "rate_limits",
     "report_hours",
     "data_revision",
+    "report_events",
+    "report_event_cells",
 }
 
 
@@ -44,6 +46,8 @@ def test_migrated_database_matches_tables_py(engine):
             tables.rate_limits,
             tables.report_hours,
             tables.data_revision,
+            tables.report_events,
+            tables.report_event_cells,
         )
     }
     assert declared == STATUS_TABLES

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, ClassVar, cast
 
@@ -86,6 +87,25 @@ class HangUpsLogged:
             )
 
 
+class ConnectionHooks:
+    """What a long answer (the status stream, status/api/stream.py) may ask of its connection,
+    offered in `scope["extensions"][CONNECTION_HOOKS]`: to be told when the server shuts down
+    (`on_shutdown`; uvicorn would otherwise wait for the answer to end for ever), and to abort the
+    connection (a client that stopped reading: close() would wait for its unread bytes)."""
+
+    __slots__ = ("on_shutdown", "transport")
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        self.transport = transport
+        self.on_shutdown: Callable[[], None] | None = None
+
+    def abort(self) -> None:
+        self.transport.abort()
+
+
+CONNECTION_HOOKS = "sathub.connection"
+
+
 @cache
 def _hang_ups_logged(app: ASGIApp) -> HangUpsLogged:
     return HangUpsLogged(app)  # one per process, not one per connection
@@ -106,6 +126,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._body_timer: asyncio.TimerHandle | None = None
         self._client_host: str | None = None  # counted in open_per_client
         self._refusal: bytes | None = None  # owed after the answers to earlier requests
+        self._hooks: ConnectionHooks | None = None  # made at its first request
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -257,6 +278,21 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if self.cycle is not previous:  # a new request's cycle, not yet running
             # A duck-typed transport: the cycle calls only what HeadWithBody defines.
             self.cycle.transport = cast(asyncio.Transport, HeadWithBody(self.transport, self.cycle))
+            if self._hooks is None:
+                self._hooks = ConnectionHooks(self.transport)
+            self._hooks.on_shutdown = None
+            extensions = cast(dict, self.cycle.scope.setdefault("extensions", {}))
+            extensions[CONNECTION_HOOKS] = self._hooks
+
+    def shutdown(self) -> None:
+        if (
+            self.cycle is not None
+            and not self.cycle.response_complete
+            and self._hooks is not None
+            and self._hooks.on_shutdown is not None
+        ):
+            self._hooks.on_shutdown()  # a long answer ends itself, cleanly
+        super().shutdown()
 
     def on_message_complete(self) -> None:
         # Only now may the next bytes be a request's headers: an answer sent before its request

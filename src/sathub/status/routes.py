@@ -8,7 +8,7 @@ from starlette.routing import Route
 
 from sathub.db.engines import UNREACHABLE
 from sathub.status.admin import views as admin
-from sathub.status.api import docs_pages, legacy_arrays, v1, v2
+from sathub.status.api import docs_pages, legacy_arrays, stream, v1, v2
 from sathub.status.pages import outage, satellite_pages, status_page, submit
 
 # The pages' answer while the database is away (the API endpoints answer their own envelope).
@@ -47,6 +47,7 @@ def routes() -> list[Route]:
         ("/api/v1/openapi.json", v1.openapi),
         ("/api/v1/satellites.php", legacy_arrays.satellites),
         ("/api/v1/sat_info.php", legacy_arrays.sat_info),
+        ("/api/v2/stream", stream.stream),
         ("/api/v2/status", v2.status),
         ("/api/v2/satellites", v2.satellites),
         ("/api/v2/reports", v2.reports),

@@ -82,4 +82,42 @@ data_revision = sa.Table(
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("revision", sa.BigInteger, nullable=False),
     sa.Column("catalog_revision", sa.BigInteger, nullable=False, server_default="0"),  # 0007
+    # The last id the triggers of migration 0009 gave an event: the stream's committed watermark.
+    sa.Column("last_event_id", sa.BigInteger, nullable=False, server_default="0"),  # 0009
+)
+
+_COUNTS = ("heard", "telemetry", "not_heard", "crew")
+
+# Written by the triggers of migration 0009, read by the stream (status/store/events.py): a report
+# stored ('report'), a satellite's current status cell changed ('cell'), ids gap-free in commit order.
+report_events = sa.Table(
+    "report_events",
+    metadata,
+    sa.Column("id", sa.BigInteger, primary_key=True, autoincrement=False),
+    sa.Column("kind", sa.String(8), nullable=False),
+    sa.Column("action", sa.String(8), nullable=True),
+    sa.Column("stored_at", sa.BigInteger, nullable=False),
+    sa.Column("name", sa.String(255), nullable=False),
+    sa.Column("report_id", sa.Integer, nullable=True),
+    sa.Column("day", sa.Date, nullable=False),
+    sa.Column("hour", sa.SmallInteger, nullable=False),
+    sa.Column("period", sa.SmallInteger, nullable=True),
+    sa.Column("callsign", sa.String(32), nullable=True),
+    sa.Column("report", sa.String(16), nullable=True),
+    sa.Column("grid_square", sa.String(8), nullable=True),
+    sa.Column("previous_report", sa.String(16), nullable=True),
+    *(sa.Column(count, sa.Integer, nullable=True) for count in _COUNTS),
+    sa.Column("before_day", sa.Date, nullable=True),
+    sa.Column("before_hour", sa.SmallInteger, nullable=True),
+    *(sa.Column(f"before_{count}", sa.Integer, nullable=True) for count in _COUNTS),
+)
+
+# Each satellite's current cell as its last 'cell' event left it (migration 0009's triggers).
+report_event_cells = sa.Table(
+    "report_event_cells",
+    metadata,
+    sa.Column("name", sa.String(255), primary_key=True),
+    sa.Column("day", sa.Date, nullable=False),
+    sa.Column("hour", sa.SmallInteger, nullable=False),
+    *(sa.Column(count, sa.Integer, nullable=False) for count in _COUNTS),
 )

@@ -1,0 +1,187 @@
+"""GET /api/v2/stream: reports and status changes pushed as Server-Sent Events.
+
+The handler checks the request (filters, Last-Event-ID, the process's subscriber cap) and
+answers errors in the v1 envelope; the stream itself is EventStream, an ASGI answer that sends
+what the process's hub (status/push/hub.py) gives its subscriber, a heartbeat comment after
+HEARTBEAT_SECONDS of silence, and ends: cleanly when the server shuts down (the connection's
+hooks, server/http_protocol.py), at once when the client goes, and by an abort when the client
+stopped reading (the hub drops it, or one send outlasts SEND_SECONDS)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from sathub.db.engines import UNREACHABLE
+from sathub.server.http_protocol import CONNECTION_HOOKS
+from sathub.status.api import query
+from sathub.status.api.responses import ApiError, endpoint
+from sathub.status.cache import answers_of
+from sathub.status.push.hub import EventHub, HubFull, Subscriber
+from sathub.status.push.messages import HEARTBEAT, PREAMBLE, Filter, gap, parse_last_event_id
+from sathub.status.rules import normalize_report
+from sathub.status.store.catalog import resolve_api_name
+from sathub.web import engine_of, in_thread, settings_of
+
+HEARTBEAT_SECONDS = 15.0
+SEND_SECONDS = 30.0  # one send that takes longer: the client stopped reading
+RETRY_AFTER_SECONDS = 30
+HEADERS = {
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-store",
+    "X-Accel-Buffering": "no",  # nginx: pass each event on at once
+    "X-Content-Type-Options": "nosniff",
+    "Access-Control-Allow-Origin": "*",
+}
+log = logging.getLogger("sathub.status.stream")
+
+
+def hub_of(request: Request) -> EventHub:
+    """The process's hub, made at the first stream request (nothing runs until someone listens)."""
+    state = request.app.state
+    hub = getattr(state, "stream_hub", None)
+    if hub is None:
+        settings = settings_of(request)
+        hub = state.stream_hub = EventHub(
+            engine_of(request),
+            answers_of(request).probe,
+            settings.stream_max_subscribers,
+            settings.stream_retention_hours,
+        )
+    return hub
+
+
+def _statuses(request: Request) -> frozenset[str]:
+    values = set()
+    for raw in request.query_params.getlist("status"):
+        value = normalize_report(raw)
+        if value is None:
+            raise ApiError(400, "invalid_status", "Parameter 'status' must be a supported report value.")
+        values.add(value)
+    return frozenset(values)
+
+
+def _resolved(conn, names: list[str]) -> list[str | None]:
+    return [resolve_api_name(conn, name) for name in names]
+
+
+async def _names(request: Request) -> frozenset[str]:
+    given = [name.strip() for name in request.query_params.getlist("name") if name.strip()]
+    if not given:
+        return frozenset()
+    resolved = await in_thread(request, _resolved, given)
+    if None in resolved:
+        raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
+    return frozenset(name.lower() for name in resolved if name is not None)
+
+
+def _resume_from(request: Request) -> int | None:
+    header = request.headers.get("last-event-id")
+    raw = header if header is not None else query.text(request, "last_event_id")
+    try:
+        return parse_last_event_id(raw)
+    except ValueError:
+        name = "Last-Event-ID" if header is not None else "last_event_id"
+        raise ApiError(400, "invalid_parameter", f"{name} must be an event id (decimal digits).", {name: raw}) from None
+
+
+@endpoint("GET")
+async def stream(request: Request) -> Response:
+    wanted = Filter(await _names(request), _statuses(request))
+    after = _resume_from(request)
+    if request.method == "HEAD":
+        return Response(headers=HEADERS)
+    hub = hub_of(request)
+    try:
+        subscriber = await hub.subscribe(wanted, after)
+    except HubFull:
+        raise ApiError(
+            503,
+            "too_many_subscribers",
+            "This server streams to as many subscribers as it is allowed; try again later.",
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        ) from None
+    first = PREAMBLE
+    position = hub.position
+    if after is not None and position is not None and after < position:
+        oldest = await hub.oldest_kept()  # none kept at all: every event up to the position is gone
+        resumed_at = oldest if oldest is not None else position + 1
+        if after + 1 < resumed_at:
+            first += gap(after, resumed_at)
+    return EventStream(hub, subscriber, first)
+
+
+_RAW_HEADERS = [(key.lower().encode(), value.encode()) for key, value in HEADERS.items()]
+
+
+class EventStream(Response):
+    """The open-ended answer (chunked: no Content-Length)."""
+
+    def __init__(self, hub: EventHub, subscriber: Subscriber, first: bytes):
+        self.status_code, self.background, self.raw_headers = 200, None, list(_RAW_HEADERS)
+        self.hub, self.subscriber, self.first = hub, subscriber, first
+        self.gone = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        subscriber, hub = self.subscriber, self.hub
+        hooks = scope.get("extensions", {}).get(CONNECTION_HOOKS)
+        if hooks is not None:
+            subscriber.abort = hooks.abort
+            hooks.on_shutdown = lambda: _close(subscriber)
+        watcher = asyncio.create_task(self._watch(receive))
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+            await self._send(send, self.first)
+            await self._stream(send)
+            if subscriber.closing and not (self.gone or subscriber.dropped):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            hub.unsubscribe(subscriber)
+            watcher.cancel()
+
+    async def _stream(self, send: Send) -> None:
+        subscriber, hub = self.subscriber, self.hub
+        while not (self.gone or subscriber.dropped or subscriber.closing):
+            if subscriber.queue:
+                await self._send(send, subscriber.take())
+            elif hub.position is not None and subscriber.position < hub.position:
+                try:
+                    made = await hub.catch_up(subscriber)
+                except UNREACHABLE as exc:  # the client reconnects with its Last-Event-ID
+                    log.warning("stream: database unavailable while catching up (%s)", exc)
+                    subscriber.closing = True
+                    return
+                if made:
+                    await self._send(send, b"".join(message.data for message in made))
+            else:
+                try:
+                    async with asyncio.timeout(HEARTBEAT_SECONDS):
+                        await subscriber.wake.wait()
+                except TimeoutError:
+                    await self._send(send, HEARTBEAT)
+                # Cleared before looking again, so that a wake-up after this is seen by the next wait.
+                subscriber.wake.clear()
+
+    async def _send(self, send: Send, body: bytes) -> None:
+        try:
+            async with asyncio.timeout(SEND_SECONDS):
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+        except TimeoutError:
+            self.hub.drop(self.subscriber)
+
+    async def _watch(self, receive: Receive) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                self.gone = True
+                self.subscriber.wake.set()
+                return
+
+
+def _close(subscriber: Subscriber) -> None:
+    subscriber.closing = True
+    subscriber.wake.set()

@@ -1,0 +1,211 @@
+"""One hub per process: it reads the events committed since its position once, for every
+subscriber of the process, and hands each its share.
+
+Positions: the hub's is the last id it has read (a committed watermark, store/events.py). A
+subscriber whose position equals the hub's is *live*: the hub appends the messages it wants to
+its queue and moves it along. One that is behind (it resumed with an older Last-Event-ID, or it
+was busy sending) catches up by reading from the database itself, up to the hub's position,
+then joins; the hub never reads for it. So every subscriber receives each event once, in id
+order, from whichever source, with no window where an event can fall between the two.
+
+A subscriber's queue is bounded (MAX_QUEUED_BYTES): one that does not read what it is sent is
+dropped, its queue freed and its connection aborted, and the others never wait for it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from starlette.concurrency import run_in_threadpool
+
+from sathub.db.engines import UNREACHABLE, Engine, connect
+from sathub.status.push.messages import Filter, Message, messages
+from sathub.status.push.wakeups import FALLBACK_SECONDS, Wakeups
+from sathub.status.revision import RevisionProbe
+from sathub.status.store import events as store
+
+READ_LIMIT = 1000  # events per read, the hub's and a catching-up subscriber's
+MAX_QUEUED_BYTES = 1 << 20  # queued for one subscriber beyond this: it is not reading, drop it
+PRUNE_EVERY_SECONDS = 600.0
+log = logging.getLogger("sathub.status.stream")
+
+
+class HubFull(Exception):
+    """The process serves as many subscribers as SATHUB_STREAM_MAX_SUBSCRIBERS allows."""
+
+
+@dataclass(eq=False)
+class Subscriber:
+    filter: Filter
+    position: int
+    queue: deque[bytes] = field(default_factory=deque)
+    queued_bytes: int = 0
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    dropped: bool = False  # too slow: its stream ends without a word
+    closing: bool = False  # the server shuts down: its stream ends cleanly
+    abort: Callable[[], None] | None = None  # the connection's, when the server offers it
+
+    def take(self) -> bytes:
+        chunk = b"".join(self.queue)
+        self.queue.clear()
+        self.queued_bytes = 0
+        self.wake.clear()
+        return chunk
+
+
+class EventHub:
+    def __init__(self, engine: Engine, probe: RevisionProbe, max_subscribers: int, retention_hours: int):
+        self.engine, self.max_subscribers, self.retention_hours = engine, max_subscribers, retention_hours
+        self.subscribers: set[Subscriber] = set()
+        self.position: int | None = None
+        self.wakeups = Wakeups(engine, probe, self._wake)
+        self._woken = asyncio.Event()
+        self._task: asyncio.Task | None = None
+        self._started: asyncio.Future | None = None
+        self._pruned_at = float("-inf")
+
+    def _wake(self) -> None:
+        self._woken.set()
+
+    async def subscribe(self, wanted: Filter, after: int | None) -> Subscriber:
+        """A subscriber from `after` (None: from now; a position beyond the hub's: from the hub's).
+        HubFull beyond the cap; the database's errors while the hub first reads its position."""
+        if len(self.subscribers) >= self.max_subscribers:
+            raise HubFull
+        position = await self._start()
+        subscriber = Subscriber(wanted, position if after is None else min(after, position))
+        self.subscribers.add(subscriber)
+        return subscriber
+
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        self.subscribers.discard(subscriber)
+
+    async def _start(self) -> int:
+        if self._started is None:
+            self._started = asyncio.get_running_loop().create_future()
+            try:
+                self.position = await run_in_threadpool(self._read, store.watermark)
+            except BaseException as exc:
+                self._started.set_exception(exc)
+                self._started.exception()  # retrieved here; the next subscriber tries again
+                self._started = None
+                raise
+            self._started.set_result(None)
+            self.wakeups.start()
+            self._task = asyncio.create_task(self._run(), name="sathub-stream-hub")
+        else:
+            await asyncio.shield(self._started)
+        assert self.position is not None
+        return self.position
+
+    def _read(self, work, *args):
+        with connect(self.engine) as conn:
+            return work(conn, *args)
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await asyncio.wait_for(self._woken.wait(), FALLBACK_SECONDS)
+            except TimeoutError:
+                pass
+            self._woken.clear()
+            try:
+                await self._read_new()
+                await self._prune_now_and_then()
+            except UNREACHABLE as exc:
+                log.warning("stream: database unavailable (%s); reading again on the next wake-up", exc)
+                await asyncio.sleep(1)
+            except Exception:
+                log.exception("stream: reading events failed")
+                await asyncio.sleep(1)
+
+    async def _read_new(self) -> None:
+        """Read every event committed since the hub's position, a page at a time, and give each
+        live subscriber its share. With nobody listening only the position moves."""
+        while True:
+            assert self.position is not None
+            start = self.position
+            if not self.subscribers:
+                self.position = max(start, await run_in_threadpool(self._read, store.watermark))
+                return
+            upto, rows = await run_in_threadpool(self._read, _new_events, start)
+            if upto > start:
+                self._publish(start, upto, messages(rows))
+            if len(rows) < READ_LIMIT:
+                return
+
+    def _publish(self, start: int, upto: int, made: list[Message]) -> None:
+        self.position = upto
+        for subscriber in list(self.subscribers):
+            if subscriber.position != start:
+                subscriber.wake.set()  # catching up: it reads up to the new position itself
+                continue
+            wanted = subscriber.filter.wants
+            for message in made:
+                if wanted(message):
+                    subscriber.queue.append(message.data)
+                    subscriber.queued_bytes += len(message.data)
+            subscriber.position = upto
+            if subscriber.queued_bytes > MAX_QUEUED_BYTES:
+                self.drop(subscriber)
+            elif subscriber.queue:
+                subscriber.wake.set()
+
+    def drop(self, subscriber: Subscriber) -> None:
+        """A subscriber that does not read: free what it holds and cut its connection."""
+        log.info("stream: a subscriber that stopped reading was dropped")
+        subscriber.dropped = True
+        subscriber.queue.clear()
+        subscriber.queued_bytes = 0
+        self.subscribers.discard(subscriber)
+        if subscriber.abort is not None:
+            subscriber.abort()
+        subscriber.wake.set()
+
+    async def catch_up(self, subscriber: Subscriber) -> list[Message]:
+        """The next page of what a subscriber behind the hub missed, read from the database; its
+        position moves to the last id read, or to the hub's when the page ends before it."""
+        upto = self.position
+        assert upto is not None
+        names = subscriber.filter.names
+        rows = await run_in_threadpool(self._read, store.events_between, subscriber.position, upto, names, READ_LIMIT)
+        subscriber.position = rows[-1].id if len(rows) == READ_LIMIT else upto
+        return [message for message in messages(rows) if subscriber.filter.wants(message)]
+
+    async def oldest_kept(self) -> int | None:
+        return await run_in_threadpool(self._read, store.oldest_kept)
+
+    def shut_down(self) -> None:
+        """Every stream of the process ends cleanly (the server stops)."""
+        for subscriber in list(self.subscribers):
+            subscriber.closing = True
+            subscriber.wake.set()
+
+    async def _prune_now_and_then(self) -> None:
+        now = time.monotonic()
+        if now - self._pruned_at < PRUNE_EVERY_SECONDS:
+            return
+        self._pruned_at = now
+        before = int(time.time()) - self.retention_hours * 3600
+        pruned = await run_in_threadpool(_prune, self.engine, before)
+        if pruned:
+            log.info("stream: %d events older than %d hours pruned", pruned, self.retention_hours)
+
+
+def _new_events(conn, start: int):
+    """The watermark, then the events after `start` up to it (at most READ_LIMIT: the hub's
+    position moves to the last one read when the page is full)."""
+    upto = store.watermark(conn)
+    rows = store.events_between(conn, start, upto, (), READ_LIMIT) if upto > start else []
+    if len(rows) == READ_LIMIT:
+        upto = rows[-1].id
+    return upto, rows
+
+
+def _prune(engine: Engine, before: int) -> int:
+    with connect(engine, write=True) as conn:
+        return store.prune(conn, before)

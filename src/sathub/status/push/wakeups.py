@@ -1,0 +1,92 @@
+"""What tells a process's hub that events were committed, by any process, with no broker:
+
+- on PostgreSQL, one LISTEN connection per process (not per subscriber), in a thread of its own,
+  woken by the NOTIFY that migration 0009's trigger sends and PostgreSQL delivers at commit;
+- on SQLite, the data revision every process already shares (status/revision.py), read on the
+  event loop every POLL_SECONDS while someone listens (a one-row read of a kept cursor);
+- in either, a commit of this process's own engine, at once.
+
+A wake-up only says "read again": the hub reads the events themselves from the database, so a
+notification lost (a dropped LISTEN connection) costs latency, never an event; the hub also
+reads every FALLBACK_SECONDS whatever happens."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+
+from sathub.db.engines import DatabaseUnavailable
+from sathub.status.revision import RevisionProbe
+
+NOTIFY_CHANNEL = "sathub_report_events"  # migration 0009's pg_notify
+POLL_SECONDS = 0.05
+FALLBACK_SECONDS = 5.0
+RECONNECT_SECONDS = 1.0
+log = logging.getLogger("sathub.status.stream")
+
+
+class Wakeups:
+    """Calls `wake` on the event loop whenever events may have been committed."""
+
+    def __init__(self, engine: Engine, probe: RevisionProbe, wake: Callable[[], None]):
+        self.engine, self.probe, self.wake = engine, probe, wake
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.stopped = threading.Event()
+        self._poller: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        event.listen(self.engine, "commit", self._committed)
+        if self.engine.dialect.name == "postgresql":
+            threading.Thread(target=self._listen, name="sathub-listen", daemon=True).start()
+        else:
+            self._poller = asyncio.create_task(self._poll())
+
+    def stop(self) -> None:
+        self.stopped.set()
+        if event.contains(self.engine, "commit", self._committed):
+            event.remove(self.engine, "commit", self._committed)
+        if self._poller is not None:
+            self._poller.cancel()
+
+    def _committed(self, *_) -> None:
+        # Runs in the thread that committed (the group-commit writer, a worker thread).
+        self._wake_soon()
+
+    def _wake_soon(self) -> None:
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.wake)
+
+    async def _poll(self) -> None:
+        seen = None
+        while not self.stopped.is_set():
+            try:
+                revision = self.probe.read()
+            except DatabaseUnavailable:
+                revision = None
+            if revision != seen:
+                seen = revision
+                self.wake()
+            await asyncio.sleep(POLL_SECONDS)
+
+    def _listen(self) -> None:
+        import psycopg  # only on PostgreSQL
+
+        conninfo = self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+        while not self.stopped.is_set():
+            try:
+                with psycopg.connect(conninfo, autocommit=True, connect_timeout=5) as conn:
+                    conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                    self._wake_soon()  # what was committed while not listening
+                    while not self.stopped.is_set():
+                        for _ in conn.notifies(timeout=1.0, stop_after=1):
+                            self._wake_soon()
+            except Exception as exc:  # the server went away: listen again, the hub re-reads anyway
+                log.warning("stream: LISTEN connection lost (%s); listening again", exc)
+                self.stopped.wait(RECONNECT_SECONDS)
