@@ -42,4 +42,4 @@ def box(locator: str) -> Box | None:
         width, height = 2 / 24, 1 / 24
         west += (ord(upper[4]) - ord("A")) * width
         south += (ord(upper[5]) - ord("A")) * height
-    return Box(*(round(value, _DECIMALS) for value in (west, south, west + width, south + height)))
+    return Box(*(round(float(value), _DECIMALS) for value in (west, south, west + width, south + height)))

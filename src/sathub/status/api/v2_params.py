@@ -1,9 +1,10 @@
 """/api/v2's query parameters and the reports walk's cursor. Pure: no I/O.
 
 Stricter than version 1 (a new API need not copy PHP's lenient number parsing): an integer is
-decimal digits within its range, anything else a 400 `invalid_parameter` naming the parameter
-and the raw value. A repeated `name` means several satellites; for the other parameters the
-last occurrence wins, as in version 1. Text is trimmed and blank means not given."""
+decimal digits within its range and `order` one of its two words, exactly as the document says,
+anything else (an empty value included) a 400 `invalid_parameter` naming the parameter and the
+raw value. A repeated `name` means several satellites; for the other parameters the last
+occurrence wins, as in version 1. Text filters are trimmed, and blank means not given."""
 
 from __future__ import annotations
 
@@ -38,21 +39,21 @@ def text(request: Request, name: str) -> str | None:
 
 def integer(request: Request, name: str, default: int, low: int, high: int) -> int:
     values = request.query_params.getlist(name)
-    if not values or values[-1] == "":
+    if not values:
         return default
     raw = values[-1]
-    trimmed = rules.php_trim(raw)
-    if not _DIGITS.fullmatch(trimmed) or not low <= int(trimmed) <= high:
+    if not _DIGITS.fullmatch(raw) or not low <= int(raw) <= high:
         raise ApiError(
             400, "invalid_parameter", f"Parameter '{name}' must be an integer from {low} to {high}.", {name: raw}
         )
-    return int(trimmed)
+    return int(raw)
 
 
 def order(request: Request) -> bool:
     """True for `asc`, False for `desc` (the default)."""
-    value = text(request, "order")
-    if value is None or value == "desc":
+    values = request.query_params.getlist("order")
+    value = values[-1] if values else "desc"
+    if value == "desc":
         return False
     if value == "asc":
         return True
