@@ -9,11 +9,14 @@ from starlette.routing import Route
 from sathub.archive.api.endpoint import AddSlash, Endpoint, NotFound
 from sathub.archive.api.links import API_PREFIXES, WEB_PREFIXES
 from sathub.archive.api.views import VIEWS
+from sathub.archive.export.endpoint import Export
 from sathub.archive.mailman.endpoints import ARCHIVER_PATHS
 from sathub.archive.pages.attachments import Download
 from sathub.archive.pages.browse import pages
-from sathub.archive.pages.search import SearchPage
 from sathub.archive.pages.feeds import feeds
+from sathub.archive.pages.pipermail import pipermail_routes
+from sathub.archive.pages.raw import RawSource
+from sathub.archive.pages.search import SearchPage
 
 
 def routes() -> list[Route]:
@@ -34,5 +37,11 @@ def routes() -> list[Route]:
         result.append(
             Route(web + "list/{address}/message/{message_id_hash}/attachment/{counter}/{filename}", Download())
         )
+        result.append(Route(web + "list/{address}/message/{message_id_hash}/raw", RawSource(web)))
+        result.append(Route(web + "list/{address}/export/{name}.mbox.gz", Export(web)))
+        for pattern, door in pipermail_routes(web).items():
+            result.append(Route(web + pattern, door))
+            if pattern.endswith("/"):
+                result.append(Route((web + pattern)[:-1], door))
         result.append(Route(web + "search", SearchPage(web)))
     return result

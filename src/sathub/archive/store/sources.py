@@ -17,12 +17,14 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
 from sathub.archive.mail.message import ParsedEmail
-from sathub.archive.tables import attachments, email_sources, emails, pipermail_numbers, threads
+from sathub.archive.tables import attachments, email_sources, emails, mailing_lists, pipermail_numbers, threads
 from sathub.db.dialect import insert_ignoring_conflicts
 
 ZLIB = "zlib"
 LEVEL = 6
-EXPORT_CHUNK = 500  # rows per statement of an export: memory stays flat, round trips stay few
+# Rows per statement of an export: memory stays flat, round trips stay few; the first chunk is
+# smaller, so that the first bytes leave soon.
+FIRST_CHUNK, EXPORT_CHUNK = 50, 500
 
 
 def compress(data: bytes) -> bytes:
@@ -153,7 +155,7 @@ def _export_query(by_thread: bool, by_message: bool, since: bool, before: bool) 
         query = query.where(emails.c.date >= sa.bindparam("start"))
     if before:
         query = query.where(emails.c.date < sa.bindparam("end"))
-    return query.order_by(emails.c.id).limit(EXPORT_CHUNK)
+    return query.order_by(emails.c.id).limit(sa.bindparam("size", type_=sa.Integer))
 
 
 def export_chunks(
@@ -165,20 +167,29 @@ def export_chunks(
     start: datetime | None = None,
     end: datetime | None = None,
 ) -> Iterator[tuple[list[Row], dict[int, list[Row]]]]:
-    """The emails of a list in the order the archive received them (emails.id), EXPORT_CHUNK rows
-    at a time, each chunk with the attachments of its emails that have no source. Keyset paging:
+    """The emails of a list in the order the archive received them (emails.id), FIRST_CHUNK then
+    EXPORT_CHUNK rows at a time, each chunk with the attachments of its emails that have no source. Keyset paging:
     each chunk is one short statement on its own connection (`engine_connect()`), so that an
     export of any size holds neither memory nor a connection or snapshot between chunks."""
     query = _export_query(thread is not None, message is not None, start is not None, end is not None)
     params = {"list_id": list_id, "thread": thread, "message": message, "start": start, "end": end}
-    after = 0
+    after, size = 0, FIRST_CHUNK
     while True:
         with engine_connect() as conn:
-            rows = conn.execute(query, {**params, "after": after}).all()
+            rows = conn.execute(query, {**params, "after": after, "size": size}).all()
             rebuilt = email_attachments(conn, [row.id for row in rows if row.data is None])
         if not rows:
             return
         yield rows, rebuilt
-        if len(rows) < EXPORT_CHUNK:
+        if len(rows) < size:
             return
-        after = rows[-1].id
+        after, size = rows[-1].id, EXPORT_CHUNK
+
+
+def lists_by_local_part(conn: Connection, local_part: str) -> Sequence[Row]:
+    """The lists whose posting address is `<local_part>@…` (a Mailman 2 list name), by name."""
+    return conn.execute(
+        sa.select(mailing_lists.c.id, mailing_lists.c.name, mailing_lists.c.archive_policy)
+        .where(mailing_lists.c.name.startswith(local_part.lower() + "@", autoescape=True))
+        .order_by(mailing_lists.c.name)
+    ).all()
