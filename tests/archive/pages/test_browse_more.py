@@ -43,7 +43,7 @@ def test_the_index_lists_public_lists_with_counts_and_last_activity(client, arch
     ]
     cells = {name: rest for _href, name, rest in rows}
     assert '<td class="num">8</td>' in cells[DEV]  # A, B, C, D, E, F, G, H
-    assert '<time datetime="2021-04-01T00:00Z">2021-04-01 00:00 UTC</time>' in cells[DEV]  # H
+    assert '<time datetime="2021-04-01T00:00Z" title="2021-04-01 00:00 UTC">2021-04-01</time>' in cells[DEV]  # H
     assert '<td class="num">1</td>' in cells["other@example.org"]
     assert '<td class="num">0</td>' in cells["quiet@example.org"] and "no mail yet" in cells["quiet@example.org"]
     assert "private@example.org" not in answer.text
