@@ -42,9 +42,20 @@ def archive() -> None:
 @click.option(
     "--private", is_flag=True, help="Mark the list private (its mail is never served) before importing any of it."
 )
+@click.option(
+    "--mboxrd",
+    is_flag=True,
+    help="The mbox files are mboxrd (sathub's and public-inbox's exports): a body line >From loses one >.",
+)
+@click.option(
+    "--pipermail-numbers",
+    is_flag=True,
+    help="The PATHs are the list's complete archive in order (its mbox, or every monthly .txt from the "
+    "first): record each message's pipermail number (0, 1, ...) so that old .../NNNNNN.html links redirect.",
+)
 @database_option
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
-def import_command(list_address, private, database_url, paths) -> None:
+def import_command(list_address, private, mboxrd, pipermail_numbers, database_url, paths) -> None:
     """Import mbox files (plain, .gz, .bz2, .xz), pipermail monthly .txt archives, maildir
     folders, or folders of such files. Running it again adds nothing."""
     if not list_address:
@@ -60,7 +71,13 @@ def import_command(list_address, private, database_url, paths) -> None:
             f"{list_address!r} is not a posting address (name@domain) Mailman can have: {fault}.", param_hint="--list"
         )
     summary = import_archive(
-        engine_for(database_url), list_address, paths, private=private, progress=sys.stderr.isatty()
+        engine_for(database_url),
+        list_address,
+        paths,
+        private=private,
+        progress=sys.stderr.isatty(),
+        mboxrd=mboxrd,
+        pipermail_numbers=pipermail_numbers,
     )
     click.echo(summary.describe())
     if summary.damaged:
