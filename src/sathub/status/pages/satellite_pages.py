@@ -10,8 +10,8 @@ from starlette.responses import RedirectResponse, Response
 
 from sathub.status import times
 from sathub.status.cache import answers_of
-from sathub.status.pages import grid, history
-from sathub.status.store import catalog, reports
+from sathub.status.pages import grid, history, locator_map
+from sathub.status.store import catalog, reports, v2_reads
 from sathub.status.templating import CachedPage, feed_url, render, satellite_url
 from sathub.web import site_url
 
@@ -56,8 +56,11 @@ def _find_and_build(name: str, build, conn) -> CachedPage | str | None:
 def _satellite_html(site: str, today, conn, api_name: str, entry) -> CachedPage:
     counts = reports.history(conn, api_name, history.first_day(today))
     recent = reports.recent_reports(conn, api_name, RECENT_REPORTS)
+    # The map covers the strip's 30 days: where it was heard, beside when.
+    located = v2_reads.located_hours(conn, (history.first_day(today), 0), (api_name,))
     return CachedPage.render(
         "satellite.html",
+        locator_map=locator_map.build(located),
         site=site,
         name=api_name,
         entry=entry,

@@ -1,0 +1,57 @@
+"""The satellite page's map of reported locators: placed by the Maidenhead definition (worked out
+by hand below), zoomed to the fields with reports, coloured by the grid's rule, drawn offline."""
+
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from sathub.status.pages import grid, locator_map
+from tests.status.seed import seed_catalog, store_report
+
+DAY = date(2026, 5, 23)
+
+
+def test_a_square_is_placed_by_its_longitude_and_latitude():
+    drawn = locator_map.build([("FN42", "Heard", DAY, 8, 2), ("fn42", "Not Heard", DAY, 9, 1)])
+    # Fields EM..GO around FN: 3 fields of 20° = 60° wide in 720 px, 12 px a degree; north edge 60° N.
+    assert (drawn.width, drawn.height) == (720, 360)
+    (square,) = drawn.squares
+    # FN42 is 72° W-70° W, 42° N-43° N: x = (-72 + 100) * 12, y = (60 - 43) * 12.
+    assert (square.x, square.y, square.width, square.height) == (336.0, 204.0, 24.0, 12.0)
+    assert square.state is grid.HEARD and square.title == "FN42: 3 reports (2 Heard, 1 Not Heard)"
+    assert sorted(field.label for field in drawn.fields) == ["EM", "EN", "EO", "FM", "FN", "FO", "GM", "GN", "GO"]
+    assert drawn.report_count == 3
+
+
+def test_subsquares_stay_visible_and_bad_locators_are_left_out():
+    drawn = locator_map.build(
+        [("FN42ab", "Telemetry Only", DAY, 8, 1), ("ZZ99", "Heard", DAY, 8, 5), ("", "Heard", DAY, 8, 1)]
+    )
+    (square,) = drawn.squares
+    assert square.locator == "FN42ab" and square.width == square.height == locator_map.MIN_SIDE
+    assert square.state is grid.TELEMETRY
+
+
+def test_reports_far_apart_zoom_out_to_the_world_edges():
+    drawn = locator_map.build([("AA00", "Heard", DAY, 8, 1), ("RR99", "Heard", DAY, 8, 1)])
+    assert len(drawn.fields) == 18 * 18 and (drawn.width, drawn.height) == (720, 360)
+    assert locator_map.build([]).empty
+
+
+@pytest.fixture
+def seeded(engine):
+    seed_catalog(engine)
+    return engine
+
+
+def test_the_satellite_page_draws_the_map_without_fetching_anything(client, seeded):
+    store_report(seeded, "AO-91", datetime.now(UTC) - timedelta(hours=3), grid="JO01ab", report="Heard")
+    store_report(seeded, "AO-91", datetime.now(UTC) - timedelta(days=40), callsign="K1ABC", grid="PM95")
+    html = client.get("/satellite/AO-91").text
+    section = html.split('id="map-heading"')[1].split("</section>")[0]
+    assert "<svg" in section and "JO01ab: 1 report (1 Heard)" in section
+    assert "PM95" not in section  # older than the map's 30 days
+    assert "http" not in section.split("<figcaption")[0].replace("http://www.w3.org/2000/svg", "")
+    assert "/api/v2/grid-squares?name=AO-91" in section
+    bare = client.get("/satellite/FO-29").text
+    assert "No report of the last 30 days gives a grid square." in bare
