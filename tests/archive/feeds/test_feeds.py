@@ -235,3 +235,36 @@ def test_private_unknown_and_malformed(client, archive):
     assert (refused.status_code, refused.headers["allow"]) == (405, "GET, HEAD")
     moved = client.get(f"/archive/list/{DEV}/feed", follow_redirects=False)
     assert (moved.status_code, moved.headers["location"]) == (301, f"{BASE}/archive/list/{DEV}/feed/")
+
+
+# -- the search feed (engineer A's search language and store) ---------------------------------------
+
+
+def test_the_search_feed_finds_the_newest_matches(client, archive):
+    within = parsed(client.get("/archive/search/feed/atom/", params={"q": "welcome", "mlist": DEV}))
+    assert [entry.link for entry in within.entries] == [page(k) for k in "DBCA"]
+    assert within.feed.title == f"Search: welcome in {DEV}"
+    assert within.feed.id == f"{BASE}/archive/search/feed/atom/?q=welcome&mlist=dev%40example.org"
+    assert within.feed.link == f"{BASE}/archive/search?q=welcome&mlist=dev%40example.org&sort=date-desc"
+    everywhere = parsed(client.get("/archive/search/feed/atom/", params={"q": "welcome", "limit": "10"}))
+    assert {entry.link for entry in everywhere.entries} == {page(k) for k in "ABCDX"}
+    one = parsed(client.get("/archive/search/feed/atom/", params={"q": "Grüße"}))
+    assert [entry.link for entry in one.entries] == [page("C")]
+    assert one.entries[0].content[0].value == "<pre>Grüße — ça va ?\n</pre>"
+    limited = client.get("/archive/search/feed/atom/", params={"q": "welcome", "mlist": DEV, "limit": "2"})
+    assert [entry.link for entry in parsed(limited).entries] == [page(k) for k in "DB"]
+    assert f'href="{BASE}/archive/search/feed/atom/?q=welcome&amp;mlist=dev%40example.org&amp;limit=2"' in limited.text
+
+
+def test_the_search_feed_never_shows_a_private_list(client, archive):
+    assert parsed(client.get("/archive/search/feed/atom/", params={"q": "secret"})).entries == []
+    private = client.get("/archive/search/feed/atom/", params={"q": "secret", "mlist": "private@example.org"})
+    assert private.status_code == 403 and "Secret" not in private.text
+
+
+def test_the_search_feed_refuses_what_the_language_refuses(client, archive):
+    for query in ({}, {"q": ""}, {"q": "   "}, {"q": "(welcome"}):
+        answer = client.get("/archive/search/feed/atom/", params=query)
+        assert answer.status_code == 400 and answer.headers["content-type"] == "text/html; charset=utf-8", query
+    assert client.get("/archive/search/feed/atom/", params={"q": "x", "limit": "500"}).status_code == 400
+    assert client.get("/archive/search/feed/atom/", params={"q": "x", "mlist": "nobody@example.org"}).status_code == 404

@@ -4,6 +4,7 @@
     <prefix>list/<address>/feed/atom/                     Atom: the list's newest messages
     <prefix>list/<address>/thread/<thread_id>/feed/atom/  Atom: the thread's newest messages
     <prefix>sender/<mailman_id or address>/feed/atom/     Atom: a sender's newest messages on public lists
+    <prefix>search/feed/atom/?q=…[&mlist=<address>]       Atom: the newest messages a search finds
 
 30 items by default, `?limit=1…200`; anything else is a 400 page. Each answer carries an ETag (a
 hash of its bytes) and Last-Modified (its newest item's archived date), and a conditional GET
@@ -16,6 +17,7 @@ import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
+from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -27,7 +29,9 @@ from sathub.archive.edge import ArchiveEndpoint, ArchiveError
 from sathub.archive.pages import feed_xml
 from sathub.archive.pages.browse import PageLinks, error_page, obfuscate
 from sathub.archive.pages.feed_xml import FeedContent
-from sathub.archive.store import feed_reads, list_reads, reads
+from sathub.archive.search.query import QueryError
+from sathub.archive.search.query import parse as parse_query
+from sathub.archive.store import feed_reads, list_reads, reads, search
 from sathub.db.engines import Connection
 from sathub.web import in_thread, site_url
 
@@ -58,22 +62,22 @@ def _visible_list(conn: Connection, address: str):
 # -- what each feed holds: (connection, links, path values…, limit) -> FeedContent ---------------
 
 
-def list_feed(conn: Connection, links: PageLinks, self_url: str, address: str, limit: int) -> FeedContent:
+def list_feed(conn: Connection, links: PageLinks, urls: tuple[str, str], address: str, limit: int) -> FeedContent:
     mailing_list = _visible_list(conn, address)
     items = feed_reads.list_items(conn, mailing_list.id, limit)
     return FeedContent(
         title=mailing_list.display_name or mailing_list.name,
         subtitle=mailing_list.description or "",
         alternate=links.list(mailing_list.name),
-        self_url=self_url,
-        feed_id=self_url.split("?")[0],
+        self_url=urls[0],
+        feed_id=urls[1],
         updated=max((item.archived_date for item in items), default=mailing_list.created_at),
         items=items,
     )
 
 
 def thread_feed(
-    conn: Connection, links: PageLinks, self_url: str, address: str, thread_id: str, limit: int
+    conn: Connection, links: PageLinks, urls: tuple[str, str], address: str, thread_id: str, limit: int
 ) -> FeedContent:
     mailing_list = _visible_list(conn, address)
     thread = list_reads.find_thread(conn, mailing_list.id, thread_id) if HASH.fullmatch(thread_id) else None
@@ -84,14 +88,14 @@ def thread_feed(
         title=thread.subject or "(no subject)",
         subtitle=f"A thread of {mailing_list.display_name or mailing_list.name}",
         alternate=links.thread(mailing_list.name, thread.thread_id),
-        self_url=self_url,
-        feed_id=self_url.split("?")[0],
+        self_url=urls[0],
+        feed_id=urls[1],
         updated=max((item.archived_date for item in items), default=thread.date_active),
         items=items,
     )
 
 
-def sender_feed(conn: Connection, links: PageLinks, self_url: str, key: str, limit: int) -> FeedContent:
+def sender_feed(conn: Connection, links: PageLinks, urls: tuple[str, str], key: str, limit: int) -> FeedContent:
     """A sender by mailman_id or address (any case), as the API's sender endpoint takes them. An
     unknown sender is an empty feed, as the API answers `[]`: a 404 would tell that an address
     posted only to private lists apart from one that never posted."""
@@ -104,8 +108,36 @@ def sender_feed(conn: Connection, links: PageLinks, self_url: str, key: str, lim
         title=f"Messages from {obfuscate(shown)}",
         subtitle="",
         alternate=links.api.sender_emails(sender.mailman_id if sender is not None else key) + "?format=api",
-        self_url=self_url,
-        feed_id=self_url.split("?")[0],
+        self_url=urls[0],
+        feed_id=urls[1],
+        updated=max((item.archived_date for item in items), default=EPOCH),
+        items=items,
+    )
+
+
+def search_feed(
+    conn: Connection, links: PageLinks, urls: tuple[str, str], text: str, mlist: str, limit: int
+) -> FeedContent:
+    """The newest emails a search finds (engineer A's search language and store, on public lists
+    only, within `mlist` when given), newest first whatever the search page's order."""
+    text = text.strip()
+    if not text:
+        raise ArchiveError(400, "The search feed needs a query: q=…")
+    try:
+        tree = parse_query(text)
+    except QueryError as error:
+        raise ArchiveError(400, f"Invalid query: {error}") from None
+    mailing_list = _visible_list(conn, mlist) if mlist else None
+    ids = search.matching_ids(conn, tree, list_id=mailing_list.id if mailing_list else None, limit=limit)
+    items = feed_reads.items_by_ids(conn, ids)
+    where = f" in {mailing_list.display_name or mailing_list.name}" if mailing_list else ""
+    page = [("q", text), *([("mlist", mailing_list.name)] if mailing_list else []), ("sort", "date-desc")]
+    return FeedContent(
+        title=f"Search: {text}{where}",
+        subtitle="",
+        alternate=f"{links.index()}search?{urlencode(page)}",
+        self_url=urls[0],
+        feed_id=urls[1],
         updated=max((item.archived_date for item in items), default=EPOCH),
         items=items,
     )
@@ -137,8 +169,17 @@ class FeedDoor(ArchiveEndpoint):
 
     unavailable = "The archive is unavailable; try again later."
 
-    def __init__(self, web_prefix: str, content: Callable[..., FeedContent], form: str, params: tuple[str, ...]):
-        self.web_prefix, self.content, self.form, self.params = web_prefix, content, form, params
+    def __init__(
+        self,
+        web_prefix: str,
+        content: Callable[..., FeedContent],
+        form: str,
+        params: tuple[str, ...],
+        query: tuple[str, ...] = (),
+    ):
+        """`params`: the path's values `content` takes; `query`: the parameters that say which feed
+        this is (a search's `q` and `mlist`), passed after them ("" when absent)."""
+        self.web_prefix, self.content, self.form, self.params, self.query = web_prefix, content, form, params, query
 
     def not_allowed(self, method: str) -> str:
         return f"{method} is not allowed here."
@@ -147,11 +188,14 @@ class FeedDoor(ArchiveEndpoint):
         limit = feed_limit(request)
         site = site_url(request)
         links = PageLinks(site + self.web_prefix, Links(site, self.web_prefix + "api/", None))
-        self_url = site + quote_path(get_route_path(request.scope))
+        asked = [(key, request.query_params[key]) for key in self.query if request.query_params.get(key)]
+        feed_id = site + quote_path(get_route_path(request.scope)) + (f"?{urlencode(asked)}" if asked else "")
+        self_url = feed_id
         if "limit" in request.query_params:
-            self_url += f"?limit={limit}"
-        values = (request.path_params[p] for p in self.params)
-        body, updated = await in_thread(request, self._render, links, self_url, *values, limit)
+            self_url += ("&" if asked else "?") + f"limit={limit}"
+        values = [request.path_params[p] for p in self.params]
+        values += [request.query_params.get(key, "") for key in self.query]
+        body, updated = await in_thread(request, self._render, links, (self_url, feed_id), *values, limit)
         headers = {
             "ETag": '"' + hashlib.sha256(body).hexdigest()[:32] + '"',
             "Last-Modified": format_datetime(updated.replace(tzinfo=UTC), usegmt=True),
@@ -161,8 +205,8 @@ class FeedDoor(ArchiveEndpoint):
             return Response(status_code=304, headers=headers)
         return Response(body, headers={"Content-Type": TYPES[self.form], **headers})
 
-    def _render(self, conn: Connection, links: PageLinks, self_url: str, *values) -> tuple[bytes, datetime]:
-        feed = self.content(conn, links, self_url, *values)
+    def _render(self, conn: Connection, links: PageLinks, urls: tuple[str, str], *values) -> tuple[bytes, datetime]:
+        feed = self.content(conn, links, urls, *values)
 
         def item_links(item) -> tuple[str, str, str]:
             return (
@@ -186,4 +230,5 @@ def feeds(web_prefix: str) -> dict[str, FeedDoor]:
             web_prefix, thread_feed, "atom", ("address", "thread_id")
         ),
         "sender/{key}/feed/atom/": FeedDoor(web_prefix, sender_feed, "atom", ("key",)),
+        "search/feed/atom/": FeedDoor(web_prefix, search_feed, "atom", (), ("q", "mlist")),
     }
