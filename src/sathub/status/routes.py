@@ -53,6 +53,7 @@ def routes() -> list[Route]:
         ("/api/v2/reports", v2.reports),
         ("/api/v2/grid-squares", v2.grid_squares),
         ("/api/v2/openapi.json", v2.openapi),
+        ("/api/v2/docs", docs_pages.swagger_endpoint(docs_pages.V2)),
         *_docs_pages(),
         ("/", status_page.status_page),
         ("/index.php", status_page.status_page),

@@ -50,8 +50,12 @@ def test_operation_ids_are_unique_and_every_operation_tagged():
     assert all(op["tags"][0] in tags for op in operations)
 
 
+# Served under /api/v2 but not part of the API: the Swagger UI page that shows the document.
+UNDOCUMENTED = {"/api/v2/docs"}
+
+
 def test_every_served_v2_path_is_documented_and_every_documented_path_is_served():
-    served = {route.path for route in routes() if route.path.startswith("/api/v2/")}
+    served = {route.path for route in routes() if route.path.startswith("/api/v2/")} - UNDOCUMENTED
     assert {f"/api/v2{path}" for path in DOCUMENT["paths"]} == served
 
 

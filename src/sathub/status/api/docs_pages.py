@@ -86,6 +86,14 @@ FIRST = Generation(folder="/api", overview_page="index.php", spec_url="./v1/open
 LATER = Generation(
     folder="/api/v1", overview_page="overview.php", spec_url="./openapi.php", asset_prefix="../swagger-ui"
 )
+# Version 2's document in the same offline Swagger UI (/api/v2/docs), reached from version 1's
+# pages and linking back to them: one relative link each way, wherever the tree is mounted.
+V2 = Generation(folder="/api/v2", overview_page="../index.php", spec_url="./openapi.json", asset_prefix="../swagger-ui")
+OTHER_VERSIONS = {
+    FIRST: [("API v2", "./v2/docs")],
+    LATER: [("API v2", "../v2/docs")],
+    V2: [("API v1", "../docs.php")],
+}
 
 
 def inline_markdown(text: str) -> Markup:
@@ -152,6 +160,8 @@ def swagger_endpoint(generation: Generation):
             spec_url=generation.spec_url,
             assets=generation.asset_prefix,
             overview_link=f"./{generation.overview_page}",
+            acknowledgements_link="../acknowledgements.php" if generation is V2 else "./acknowledgements.php",
+            versions=OTHER_VERSIONS[generation],
         )
 
     return swagger
