@@ -107,7 +107,8 @@ def fingerprint(*search: object) -> str:
 def cursor_text(search: str, key: Key) -> str:
     day, hour, period, name_key, callsign_key = key
     document = [1, search, day.isoformat(), hour, period, name_key, callsign_key]
-    return base64.urlsafe_b64encode(json.dumps(document, ensure_ascii=False).encode()).decode().rstrip("=")
+    compact = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    return base64.urlsafe_b64encode(compact.encode()).decode().rstrip("=")
 
 
 def _invalid_cursor() -> ApiError:
