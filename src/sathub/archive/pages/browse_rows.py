@@ -77,9 +77,9 @@ def latest_rows(conn: Connection, address: str) -> dict:
 def _month(conn: Connection, mailing_list: Row, year: int, month: int, *, latest: bool) -> dict:
     begin = datetime(year, month, 1)
     end = datetime(year + month // 12, month % 12 + 1, 1)
-    months = [(y, m) for y, m, _count in browse_reads.months_with_mail(conn, mailing_list.id)]  # newest first
-    older = next(((y, m) for y, m in months if (y, m) < (year, month)), None)
-    newer = next(((y, m) for y, m in reversed(months) if (y, m) > (year, month)), None)
+    around = browse_reads.mail_around(conn, mailing_list.id, begin, end)
+    older = (around.before.year, around.before.month) if around.before else None
+    newer = (around.after.year, around.after.month) if around.after else None
     return {
         "mailing_list": mailing_list,
         "year": year,

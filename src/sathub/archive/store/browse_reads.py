@@ -137,12 +137,29 @@ _MONTH_THREADS = (
     .order_by(_IN_MONTH.c.last_in_month.desc(), threads.c.thread_id)
 )
 _NEWEST_ARCHIVED = sa.select(sa.func.max(emails.c.archived_date)).where(emails.c.list_id == _LIST_ID)
+# The archived dates just before and just after a run of dates: two seeks on emails_list_archived.
+_AROUND = sa.select(
+    sa.select(sa.func.max(emails.c.archived_date))
+    .where(emails.c.list_id == _LIST_ID, emails.c.archived_date < _BEGIN)
+    .scalar_subquery()
+    .label("before"),
+    sa.select(sa.func.min(emails.c.archived_date))
+    .where(emails.c.list_id == _LIST_ID, emails.c.archived_date >= _END)
+    .scalar_subquery()
+    .label("after"),
+)
 
 
 def month_threads(conn: Connection, list_id: int, begin: datetime, end: datetime) -> Sequence[Row]:
     """The threads with mail archived in [begin, end): the thread's columns, `in_month` (its emails
     of those dates), `last_in_month`, `starter_name`; the latest mail of the month first."""
     return conn.execute(_MONTH_THREADS, {"list_id": list_id, "begin": begin, "end": end}).all()
+
+
+def mail_around(conn: Connection, list_id: int, begin: datetime, end: datetime) -> Row:
+    """(`before`, `after`): the archived dates of the list's last email before `begin` and first
+    at or after `end`, each None when there is none."""
+    return conn.execute(_AROUND, {"list_id": list_id, "begin": begin, "end": end}).one()
 
 
 def newest_archived(conn: Connection, list_id: int) -> datetime | None:
