@@ -56,6 +56,8 @@ def archive_steps(backend: str, quick: bool) -> list[list[str]]:
     steps = [
         ["archive_import", "corpus", "--database-url", corpus],
         ["archive_sql", corpus],
+        ["archive_export", "levels", "--database-url", corpus],
+        ["archive_export", "first-byte", "--database-url", corpus],
         ["archive_read", "existing", "--database-url", corpus, "--repeat", repeat],
         [
             "archive_read",
