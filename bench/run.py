@@ -27,8 +27,10 @@ SUITES = ("status", "archive", "faults")
 def status_steps(backend: str, quick: bool, duration: int, rounds: int) -> list[list[str]]:
     if backend == "sqlite":
         large, small, live = (f"sqlite:///{OUT / name}.db" for name in ("status", "status_1k", "status_live"))
+        walk = f"sqlite:///{OUT / 'status_walk'}.db"
     else:
         large, small, live = (pg_url(name) for name in ("sathub_bench", "sathub_bench_1k", "sathub_bench_live"))
+        walk = pg_url("sathub_bench_walk")
     seconds = "3" if quick else "6"
     return [
         ["status_dataset", "--database-url", large, "--reports", "1000000", "--days", "30", "--if-missing"],
@@ -40,6 +42,9 @@ def status_steps(backend: str, quick: bool, duration: int, rounds: int) -> list[
         ["status_after_write", "--database-url", large, "--duration", seconds],
         ["status_after_write", "--database-url", live, "--only", "page", "--duration", seconds],
         ["status_burst", "--database-url", large, "--duration", str(duration + 2), "--rounds", str(rounds)],
+        # /api/v2: the keyset walk (8 years at a live density, 1M reports: page 10,000) and the 304 path.
+        ["status_dataset", "--database-url", walk, "--reports", "1000000", "--days", "3000", "--if-missing"],
+        ["status_v2", "--database-url", walk, "--duration", seconds],
     ]
 
 

@@ -16,10 +16,10 @@ from importlib import resources
 from typing import NamedTuple
 from urllib.parse import urlencode
 
-from sqlalchemy.engine import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
+from sathub.db.engines import Connection
 from sathub.status import rules, times
 from sathub.status.api import v2_params as params
 from sathub.status.api.responses import ApiError

@@ -15,11 +15,10 @@ import logging
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
-from sqlalchemy.engine import Connection
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sathub.db.engines import UNREACHABLE, DatabaseError
+from sathub.db.engines import UNREACHABLE, Connection, DatabaseError
 from sathub.status.api.responses import ApiError
 from sathub.status.cache import answers_of
 

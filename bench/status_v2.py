@@ -1,0 +1,195 @@
+"""/api/v2/reports' keyset walk and /api/v2's 304 path, against `sathub serve` as shipped.
+
+1. The walk: one keep-alive connection follows links.next from page 1 to the last page (limit
+   100: page 10,000 on a 1,000,000-report database), timing each page (each a miss of the answer
+   cache: a new URL). Then page 1 and the last page are asked --repeat times each, alternately,
+   with an ignored parameter that makes every request a miss (`&run=N`: the cache keys on the
+   query), so each is read from the database. Beside them, in the same run, the same last page
+   read as an OFFSET would read it (the SQL only, on its own connection), which is what a page
+   number or an offset costs: the reason for the cursor.
+2. The 304 path: wrk (64 connections) on one cached answer, three ways side by side: with
+   If-None-Match of its current ETag (304, no body), without (200 from the cache), and v1's
+   reports.php of the same satellite (200, no ETag).
+
+    python -m bench.status_v2 --database-url sqlite:///bench/out/status_walk.db
+    python -m bench.status_v2 --database-url postgresql://postgres@127.0.0.1:5432/sathub_bench_walk
+
+Datasets: `python -m bench.status_dataset --reports 1000000 --days 3000` (a live service's
+density, 8 years of history). Writes bench/out/status_v2_<backend>.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import time
+from urllib.parse import urlsplit
+
+import sqlalchemy as sa
+
+from bench.clients import HttpConnection
+from bench.common import Server, backend_of, database_facts, label, percentile, require_wrk, write_out, wrk
+from sathub import db
+from sathub.status.store import v2_reads
+
+LIMIT = 100
+
+
+def path_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.path}?{parts.query}"
+
+
+async def walk(port: int, start: str) -> tuple[list[float], str, int]:
+    """(ms per page, the last page's path, reports seen), following links.next to the end."""
+    conn = HttpConnection(port)
+    timings: list[float] = []
+    path, last, seen = start, start, 0
+    while path:
+        sent = time.monotonic()
+        status, _, body = await conn.request("GET", path)
+        timings.append((time.monotonic() - sent) * 1000)
+        assert status == 200, (status, body[:200])
+        page = json.loads(body)
+        seen += page["meta"]["count"]
+        last, following = path, page["links"]["next"]
+        path = path_of(following) if following else ""
+    await conn.close()
+    return timings, last, seen
+
+
+async def alternate(port: int, paths: list[str], repeat: int) -> list[list[float]]:
+    """Each path `repeat` times, in turn, each request a cache miss (an ignored parameter)."""
+    conn = HttpConnection(port)
+    timings: list[list[float]] = [[] for _ in paths]
+    for n in range(repeat):
+        for i, path in enumerate(paths):
+            sent = time.monotonic()
+            status, _, _ = await conn.request("GET", f"{path}&run={n}")
+            timings[i].append((time.monotonic() - sent) * 1000)
+            assert status == 200
+    await conn.close()
+    return timings
+
+
+def offset_page_ms(url: str, offset: int, repeat: int) -> list[float]:
+    """The last page as LIMIT/OFFSET reads it (the walk's order), SQL only."""
+    engine = db.create_engine(url)
+    query = (
+        sa.select(v2_reads.reports.c.id)
+        .order_by(*(column.desc() for column in v2_reads.WALK_KEY))
+        .limit(LIMIT)
+        .offset(offset)
+    )
+    timings = []
+    with engine.connect() as conn:
+        for _ in range(repeat):
+            sent = time.monotonic()
+            conn.execute(query).all()
+            timings.append((time.monotonic() - sent) * 1000)
+    engine.dispose()
+    return timings
+
+
+def keyset_page_ms(url: str, path: str, repeat: int) -> list[float]:
+    """The same last page through the store's keyset statement, SQL only (read from its cursor)."""
+    from starlette.datastructures import QueryParams
+
+    from sathub.status.api import v2_params
+
+    cursor = QueryParams(urlsplit(path).query)["cursor"]
+    search = v2_params.fingerprint(v2_reads.ReportFilter(), False)
+    after = v2_params.read_cursor(cursor, search)
+    engine = db.create_engine(url)
+    timings = []
+    with engine.connect() as conn:
+        for _ in range(repeat):
+            sent = time.monotonic()
+            v2_reads.report_page(conn, v2_reads.ReportFilter(), ascending=False, after=after, limit=LIMIT + 1)
+            timings.append((time.monotonic() - sent) * 1000)
+    engine.dispose()
+    return timings
+
+
+def row(what: str, timings: list[float]) -> str:
+    return f"| {what} | {statistics.median(timings):.2f} | {percentile(timings, 99):.2f} | {len(timings):,} |"
+
+
+def etag_of(port: int, path: str) -> str:
+    async def fetch() -> str:
+        conn = HttpConnection(port)
+        status, headers, _ = await conn.request("GET", path)
+        await conn.close()
+        assert status == 200
+        return headers["etag"]
+
+    return asyncio.run(fetch())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", required=True)
+    parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--duration", type=int, default=6)
+    args = parser.parse_args()
+    require_wrk()
+    backend = backend_of(args.database_url)
+    facts = database_facts(args.database_url)
+    lines = [label(f"/api/v2 walk and 304 path, {backend}, {facts}"), ""]
+    with Server.sathub(args.database_url, workers=2, log=f"status_v2_{backend}") as server:
+        start = f"/api/v2/reports?limit={LIMIT}"
+        began = time.monotonic()
+        pages, last, seen = asyncio.run(walk(server.port, start))
+        walked = time.monotonic() - began
+        first_pages, last_pages = pages[:100], pages[-100:]
+        repeated = asyncio.run(alternate(server.port, [start, last], args.repeat))
+        keyset_sql = keyset_page_ms(args.database_url, last, args.repeat)
+        offset_sql = offset_page_ms(args.database_url, (len(pages) - 1) * LIMIT, max(5, args.repeat // 20))
+        lines += [
+            f"Walk of {len(pages):,} pages of {LIMIT} ({seen:,} reports, newest first, one keep-alive connection): "
+            f"{walked:.1f} s, {len(pages) / walked:.0f} pages/s.",
+            "",
+            "| what | median ms | p99 ms | requests |",
+            "|---|---|---|---|",
+            row("walk: pages 1-100 (HTTP, cache miss)", first_pages),
+            row(f"walk: pages {len(pages) - 99:,}-{len(pages):,} (HTTP, cache miss)", last_pages),
+            row("page 1, asked again (HTTP, miss)", repeated[0]),
+            row(f"page {len(pages):,}, asked again (HTTP, miss)", repeated[1]),
+            row(f"page {len(pages):,}: the keyset statement (SQL only)", keyset_sql),
+            row(f"page {len(pages):,} as LIMIT/OFFSET (SQL only)", offset_sql),
+            "",
+            f"Page {len(pages):,} / page 1 (HTTP medians): "
+            f"{statistics.median(repeated[1]) / statistics.median(repeated[0]):.2f}; "
+            f"OFFSET / keyset for page {len(pages):,} (SQL medians): "
+            f"{statistics.median(offset_sql) / statistics.median(keyset_sql):.0f}x.",
+            "",
+        ]
+        cached = "/api/v2/reports?name=AO-91&limit=100"
+        base = f"http://127.0.0.1:{server.port}"
+        etag = etag_of(server.port, cached)
+        runs = [
+            ("v2 reports, If-None-Match (304)", f"{base}{cached}", (f"If-None-Match: {etag}",)),
+            ("v2 reports, no If-None-Match (200 from cache)", f"{base}{cached}", ()),
+            ("v1 reports.php?name=AO-91&limit=100 (200)", f"{base}/api/v1/reports.php?name=AO-91&limit=100", ()),
+        ]
+        lines += [
+            f"wrk, 64 connections, {args.duration} s each, 2 workers, one after the other:",
+            "",
+            "| request | req/s | p50 ms | p99 ms | non-2xx/3xx |",
+            "|---|---|---|---|---|",
+        ]
+        results = []
+        for what, url, headers in runs:
+            result = wrk(url, args.duration, 64, headers=headers)
+            results.append(result)
+            lines.append(
+                f"| {what} | {result['rps']:,.0f} | {result['p50']:.2f} | {result['p99']:.2f} | {result['errors']} |"
+            )
+        lines += ["", f"304 / 200-from-cache req/s: {results[0]['rps'] / results[1]['rps']:.2f}."]
+    print(write_out(f"status_v2_{backend}.md", "\n".join(lines)).read_text())
+
+
+if __name__ == "__main__":
+    main()
