@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from sathub.archive.access import HASH, visible_list
 from sathub.archive.edge import ArchiveError
 from sathub.archive.mail.dates import utc_now
-from sathub.archive.pages.thread_tree import flatten, nest
+from sathub.archive.pages.thread_tree import layout, nest
 from sathub.archive.store import browse_reads, list_reads, listing, reads
 from sathub.db.engines import Connection, Row
 
@@ -101,11 +101,10 @@ def thread_rows(conn: Connection, address: str, thread_id: str) -> dict:
     return {
         "mailing_list": mailing_list,
         "thread": thread,
-        "tree": tree,
+        "layout": layout(tree),
         "shown": len(emails),
         "participants": len({email.sender_address.lower() for email in emails}),
         "attachments": browse_reads.thread_attachments(conn, thread.id) if emails else {},
-        "nodes": flatten(tree),
     }
 
 
