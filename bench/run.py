@@ -64,6 +64,7 @@ def archive_steps(backend: str, quick: bool) -> list[list[str]]:
         ["archive_export", "levels", "--database-url", corpus],
         ["archive_export", "first-byte", "--database-url", corpus],
         ["archive_read", "existing", "--database-url", corpus, "--repeat", repeat],
+        ["archive_pages", "--database-url", corpus, "--repeat", repeat],
         [
             "archive_read",
             "generated",
