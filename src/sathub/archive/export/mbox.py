@@ -53,7 +53,9 @@ def mboxrd_entry(row, attachments: Sequence = ()) -> bytes:
     """One message of the mbox: separator, quoted source, blank line."""
     source = source_of(row, attachments)
     end = b"\n" if source.endswith(b"\n") else b"\n\n"
-    return separator(row) + _QUOTE.sub(rb">\1", source) + end
+    if b"From " in source:  # rare outside headers: most sources skip the regular expression
+        source = _QUOTE.sub(rb">\1", source)
+    return separator(row) + source + end
 
 
 def gzip_stream(chunks: Iterable[tuple[Sequence, dict[int, list]]], level: int = GZIP_LEVEL) -> Iterator[bytes]:
@@ -62,7 +64,6 @@ def gzip_stream(chunks: Iterable[tuple[Sequence, dict[int, list]]], level: int =
     once, and memory holds one chunk, never the export."""
     compressor = zlib.compressobj(level, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
     for rows, rebuilt in chunks:
-        piece = [compressor.compress(mboxrd_entry(row, rebuilt.get(row.id, ()))) for row in rows]
-        piece.append(compressor.flush(zlib.Z_SYNC_FLUSH))
-        yield b"".join(piece)
+        mbox = b"".join([mboxrd_entry(row, rebuilt.get(row.id, ())) for row in rows])
+        yield compressor.compress(mbox) + compressor.flush(zlib.Z_SYNC_FLUSH)
     yield compressor.flush()

@@ -102,7 +102,8 @@ _SOURCE_COLUMNS = (
     emails.c.sender_address,
     emails.c.sender_name,
     emails.c.subject,
-    emails.c.content,
+    # The text only matters to a rebuild: not read (about the size of the source) when there is one.
+    sa.case((email_sources.c.email_id.is_(None), emails.c.content)).label("content"),
     emails.c.date,
     emails.c.archived_date,
     emails.c.in_reply_to,
