@@ -19,6 +19,7 @@ from sathub.db.engines import create_engine
 from sathub.db.group_commit import GroupCommit
 from sathub.server.hosts import HostCheck, parse_allowed
 from sathub.status.api.replay import ReplayedAnswers
+from sathub.status.api.v2_replay import ReplayedV2
 from sathub.status.cache import AnswerCache
 from sathub.status.routes import EXCEPTION_HANDLERS as STATUS_EXCEPTION_HANDLERS
 from sathub.status.routes import routes as status_routes
@@ -51,7 +52,8 @@ class SathubApp(Starlette):
     more requests per second."""
 
     def build_middleware_stack(self) -> ASGIApp:
-        return ReplayedAnswers(super().build_middleware_stack(), self.state.answers, self.state.settings.prefix)
+        stack = ReplayedAnswers(super().build_middleware_stack(), self.state.answers, self.state.settings.prefix)
+        return ReplayedV2(stack, self.state.answers, self.state.settings.prefix)  # /api/v2's, beside v1's
 
 
 def create_app(settings: Settings | None = None, engine=None) -> Starlette:
