@@ -14,7 +14,7 @@
     python -m bench.status_v2 --database-url sqlite:///bench/out/status_walk.db
     python -m bench.status_v2 --database-url postgresql://postgres@127.0.0.1:5432/sathub_bench_walk
 
-Datasets: `python -m bench.status_dataset --reports 1000000 --days 3000` (a live service's
+X
 density, 8 years of history). Writes bench/out/status_v2_<backend>.md.
 """
 

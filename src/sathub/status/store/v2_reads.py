@@ -9,6 +9,7 @@ Migration 0011 indexes that order, so every page is one index range, however dee
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -26,7 +27,6 @@ _callsign_key = sa.func.upper(reports.c.callsign)
 # The walk's key, in migration 0011's index order.
 WALK_KEY = (reports.c.day, reports.c.hour, reports.c.period, _name_key, _callsign_key)
 _display_name = sa.func.coalesce(satellites.c.display_name, "").label("display_name")
-_with_catalog = reports.outerjoin(satellites, sa.func.lower(satellites.c.api_name) == _name_key)
 
 
 @dataclass(frozen=True)
@@ -51,37 +51,73 @@ def report_page(
 ) -> Sequence[sa.Row]:
     """Up to `limit` reports after the key `after` (None: from the start), in the walk's order
     (ascending, or descending), each with its key columns last: id, name, display_name, day, hour,
-    period, callsign, report, grid_square, name_key, callsign_key."""
-    key = sa.tuple_(*WALK_KEY)
+    period, callsign, report, grid_square, name_key, callsign_key.
+
+    Without names, one range of reports_walk. With names, one branch per name, each a range of the
+    slot index (its name first, then the walk's order: no sort, however many reports the name
+    has), merged and cut to `limit`: a page reads at most `limit` rows per name. UNION, not UNION
+    ALL: two given spellings of one name make two equal branches."""
+    conditions = _conditions(dataclasses.replace(where, names=()))
+    if after is not None:
+        given = sa.tuple_(
+            sa.literal(after[0], sa.Date),
+            sa.literal(after[1], sa.SmallInteger),
+            sa.literal(after[2], sa.SmallInteger),
+            sa.literal(db_text(after[3]), sa.String),
+            sa.literal(db_text(after[4]), sa.String),
+        )
+        key = sa.tuple_(*WALK_KEY)
+        conditions.append(key > given if ascending else key < given)
+    rows = sa.select(*_ROW_COLUMNS).where(*conditions)
+    if where.names:
+        ordered = rows.order_by(*_ordered(_SLOT_ORDER, ascending)).limit(limit)
+        branches = [
+            sa.select(*ordered.where(_name_key == folded(name)).subquery().c) for name in sorted(set(where.names))
+        ]
+        source = sa.union(*branches).subquery() if len(branches) > 1 else branches[0].subquery()
+    else:
+        source = rows.order_by(*_ordered(WALK_KEY, ascending)).limit(limit).subquery()
+    walk_key = (source.c.day, source.c.hour, source.c.period, source.c.name_key, source.c.callsign_key)
     query = (
         sa.select(
-            reports.c.id,
-            reports.c.name,
+            source.c.id,
+            source.c.name,
             _display_name,
-            reports.c.day,
-            reports.c.hour,
-            reports.c.period,
-            reports.c.callsign,
-            reports.c.report,
-            reports.c.grid_square,
-            _name_key.label("name_key"),
-            _callsign_key.label("callsign_key"),
+            source.c.day,
+            source.c.hour,
+            source.c.period,
+            source.c.callsign,
+            source.c.report,
+            source.c.grid_square,
+            source.c.name_key,
+            source.c.callsign_key,
         )
-        .select_from(_with_catalog)
-        .where(*_conditions(where))
+        .select_from(source.outerjoin(satellites, sa.func.lower(satellites.c.api_name) == source.c.name_key))
+        .order_by(*_ordered(walk_key, ascending))
+        .limit(limit)
     )
-    if after is not None:
-        day, hour, period, name_key, callsign_key = after
-        given = sa.tuple_(
-            sa.literal(day, sa.Date),
-            sa.literal(hour, sa.SmallInteger),
-            sa.literal(period, sa.SmallInteger),
-            sa.literal(db_text(name_key), sa.String),
-            sa.literal(db_text(callsign_key), sa.String),
-        )
-        query = query.where(key > given if ascending else key < given)
-    order = WALK_KEY if ascending else tuple(column.desc() for column in WALK_KEY)
-    return conn.execute(query.order_by(*order).limit(limit)).all()
+    return conn.execute(query).all()
+
+
+_ROW_COLUMNS = (
+    reports.c.id,
+    reports.c.name,
+    reports.c.day,
+    reports.c.hour,
+    reports.c.period,
+    reports.c.callsign,
+    reports.c.report,
+    reports.c.grid_square,
+    _name_key.label("name_key"),
+    _callsign_key.label("callsign_key"),
+)
+# With one name, the walk's order, as the slot index (migration 0001) gives it after its name.
+# Without the name itself: SQLite would sort by a term the branch holds constant.
+_SLOT_ORDER = (reports.c.day, reports.c.hour, reports.c.period, _callsign_key)
+
+
+def _ordered(columns, ascending: bool) -> tuple:
+    return tuple(columns) if ascending else tuple(column.desc() for column in columns)
 
 
 def _conditions(where: ReportFilter) -> list:
