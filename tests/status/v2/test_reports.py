@@ -178,3 +178,15 @@ def test_a_cursor_only_continues_its_own_search(client, seeded):
     for other in ({"order": "asc"}, {"name": "AO-91"}, {"callsign": "W1AW"}):
         response = client.get("/api/v2/reports", params={"cursor": cursor, **other})
         assert response.json()["error"]["code"] == "invalid_cursor"
+
+
+def test_at_most_100_names(client, seeded):
+    names = [("name", f"SAT-{n}") for n in range(101)]
+    response = client.get("/api/v2/reports", params=names)
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {"name": 101}
+    assert client.get("/api/v2/grid-squares", params=names).status_code == 400
+    # 100 names of one satellite's spellings are one branch each, merged without repeats.
+    store_report(seeded, "AO-91", START)
+    spellings = [("name", "AO-91" if n % 2 else "ao-91 ") for n in range(100)] + [("name", "FO-29")]
+    assert client.get("/api/v2/reports", params=spellings).json()["meta"]["count"] == 1

@@ -24,10 +24,17 @@ _DIGITS = re.compile(r"[0-9]{1,6}")
 _SMALLINT = 2**15  # the hour and period columns (SMALLINT): a larger value would fail on PostgreSQL
 
 
+MAX_NAMES = 100  # a walk reads one branch per name (store.v2_reads), and SQLite allows 500 at most
+
+
 def names(request: Request) -> tuple[str, ...]:
-    """Every non-blank `name`, in order, without repeats."""
+    """Every non-blank `name`, in order, without repeats; more than MAX_NAMES is a 400."""
     given = (rules.php_trim(value) for value in request.query_params.getlist("name"))
-    return tuple(dict.fromkeys(name for name in given if name))
+    found = tuple(dict.fromkeys(name for name in given if name))
+    if len(found) > MAX_NAMES:
+        message = f"Parameter 'name' may be given at most {MAX_NAMES} times."
+        raise ApiError(400, "invalid_parameter", message, {"name": len(found)})
+    return found
 
 
 def text(request: Request, name: str) -> str | None:
