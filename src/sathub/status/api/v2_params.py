@@ -28,13 +28,14 @@ MAX_NAMES = 100  # a walk reads one branch per name (store.v2_reads), and SQLite
 
 
 def names(request: Request) -> tuple[str, ...]:
-    """Every non-blank `name`, in order, without repeats; more than MAX_NAMES is a 400."""
-    given = (rules.php_trim(value) for value in request.query_params.getlist("name"))
-    found = tuple(dict.fromkeys(name for name in given if name))
-    if len(found) > MAX_NAMES:
+    """Every non-blank `name`, in order, without repeats; given more than MAX_NAMES times (blank
+    or repeated ones counted, as the document counts items) is a 400."""
+    given = request.query_params.getlist("name")
+    if len(given) > MAX_NAMES:
         message = f"Parameter 'name' may be given at most {MAX_NAMES} times."
-        raise ApiError(400, "invalid_parameter", message, {"name": len(found)})
-    return found
+        raise ApiError(400, "invalid_parameter", message, {"name": len(given)})
+    trimmed = (rules.php_trim(value) for value in given)
+    return tuple(dict.fromkeys(name for name in trimmed if name))
 
 
 def text(request: Request, name: str) -> str | None:
