@@ -7,7 +7,8 @@
    query), so each is read from the database. Beside them, in the same run, the same last page
    read as an OFFSET would read it (the SQL only, on its own connection), which is what a page
    number or an offset costs: the reason for the cursor.
-2. The 304 path: wrk (64 connections) on one cached answer, three ways side by side: with
+2. The 304 path: wrk (64 connections) on one cached answer, three ways side by side, in turn for
+   --rounds rounds (the machine is shared: an order effect would otherwise favour one): with
    If-None-Match of its current ETag (304, no body), without (200 from the cache), and v1's
    reports.php of the same satellite (200, no ETag).
 
@@ -133,6 +134,7 @@ def main() -> None:
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--duration", type=int, default=6)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     require_wrk()
     backend = backend_of(args.database_url)
@@ -175,19 +177,27 @@ def main() -> None:
             ("v1 reports.php?name=AO-91&limit=100 (200)", f"{base}/api/v1/reports.php?name=AO-91&limit=100", ()),
         ]
         lines += [
-            f"wrk, 64 connections, {args.duration} s each, 2 workers, one after the other:",
+            f"wrk, 64 connections, {args.duration} s a run, 2 workers; the three in turn, {args.rounds} rounds; "
+            "medians of the rounds:",
             "",
             "| request | req/s | p50 ms | p99 ms | non-2xx/3xx |",
             "|---|---|---|---|---|",
         ]
-        results = []
-        for what, url, headers in runs:
-            result = wrk(url, args.duration, 64, headers=headers)
-            results.append(result)
-            lines.append(
-                f"| {what} | {result['rps']:,.0f} | {result['p50']:.2f} | {result['p99']:.2f} | {result['errors']} |"
-            )
-        lines += ["", f"304 / 200-from-cache req/s: {results[0]['rps'] / results[1]['rps']:.2f}."]
+        results: list[list[dict]] = [[] for _ in runs]
+        for _ in range(args.rounds):
+            for i, (_, url, headers) in enumerate(runs):
+                results[i].append(wrk(url, args.duration, 64, headers=headers))
+        medians = []
+        for (what, _, _), rounds in zip(runs, results, strict=True):
+            rps, p50, p99 = (statistics.median(r[field] for r in rounds) for field in ("rps", "p50", "p99"))
+            medians.append(rps)
+            errors = sum(r["errors"] for r in rounds)
+            lines.append(f"| {what} | {rps:,.0f} | {p50:.2f} | {p99:.2f} | {errors} |")
+        lines += [
+            "",
+            f"304 / 200-from-cache req/s: {medians[0] / medians[1]:.2f}; 304 / v1 reports.php: "
+            f"{medians[0] / medians[2]:.2f}.",
+        ]
     print(write_out(f"status_v2_{backend}.md", "\n".join(lines)).read_text())
 
 
