@@ -55,3 +55,29 @@ def test_the_satellite_page_draws_the_map_without_fetching_anything(client, seed
     assert "/api/v2/grid-squares?name=AO-91" in section
     bare = client.get("/satellite/FO-29").text
     assert "No report of the last 30 days gives a grid square." in bare
+
+
+@pytest.mark.browser
+def test_the_map_draws_in_chromium_offline(browser, tmp_path):
+    from playwright.sync_api import expect
+
+    from tests.live_server import app_in_thread
+
+    with app_in_thread(tmp_path / "sathub.db") as (site, engine):
+        seed_catalog(engine)
+        recent = datetime.now(UTC) - timedelta(hours=2)
+        store_report(engine, "AO-91", recent, callsign="W1AW", grid="FN42")
+        store_report(engine, "AO-91", recent, callsign="K1ABC", grid="FN31", report="Not Heard")
+        context = browser.new_context(viewport={"width": 390, "height": 844})  # a phone
+        page = context.new_page()
+        elsewhere: list[str] = []
+        page.on("request", lambda request: request.url.startswith(site) or elsewhere.append(request.url))
+        page.goto(f"{site}/satellite/AO-91")
+        drawing = page.locator("figure.locator-map svg")
+        expect(drawing).to_be_visible()
+        box = drawing.bounding_box()
+        assert box is not None and box["width"] > 250 and box["x"] + box["width"] <= 390  # scaled to the phone
+        expect(drawing.locator("g > title")).to_have_count(2)
+        expect(page.get_by_text("FN31: 1 report (1 Not Heard)")).to_be_hidden()  # in the closed list
+        context.close()
+        assert elsewhere == []
