@@ -78,6 +78,9 @@ def test_the_map_draws_in_chromium_offline(browser, tmp_path):
         box = drawing.bounding_box()
         assert box is not None and box["width"] > 250 and box["x"] + box["width"] <= 390  # scaled to the phone
         expect(drawing.locator("g > title")).to_have_count(2)
-        expect(page.get_by_text("FN31: 1 report (1 Not Heard)")).to_be_hidden()  # in the closed list
+        listed = page.locator("details.map-squares li", has_text="FN31: 1 report (1 Not Heard)")
+        expect(listed).to_be_hidden()  # in the closed list, until opened
+        page.locator("details.map-squares summary").click()
+        expect(listed).to_be_visible()
         context.close()
         assert elsewhere == []
