@@ -151,3 +151,23 @@ def lists_sync(database_url, rest_url, rest_user, rest_password, addresses) -> N
     except MailmanUnavailable as error:
         raise click.ClickException(str(error)) from error
     click.echo(result.describe())
+
+
+@archive.command("reindex")
+@click.option("--list", "list_address", metavar="ADDRESS", help="Only this list's emails (default: every list's).")
+@database_option
+def reindex_command(list_address, database_url) -> None:
+    """Rebuild the search index from the stored emails (docs/archive-search.md). Not needed in
+    normal running: the index is kept in the transaction of every write."""
+    from sathub.archive.store.lists import find_list
+    from sathub.archive.store.search_index import reindex
+
+    with engine_for(database_url).begin() as conn:
+        list_id = None
+        if list_address:
+            found = find_list(conn, list_address)
+            if found is None:
+                raise click.BadParameter(f"no list {list_address!r} in the archive", param_hint="--list")
+            list_id = found.id
+        count = reindex(conn, list_id)
+    click.echo(f"Indexed {count} email(s) for search" + (f" of {list_address.lower()}." if list_address else "."))

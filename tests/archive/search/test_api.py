@@ -1,0 +1,116 @@
+"""`<prefix>api/search/` on the hand-built archive of api_fixtures (SQLite and PostgreSQL): the
+envelope, the email objects of /list/<address>/emails/, score and snippet, private lists, the 400s."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+
+from tests.archive.api_fixtures import BASE, FORBIDDEN, MAIL, seed_archive
+
+PREFIXES = ("/archive/api/", "/archives/api/", "/hyperkitty/api/")
+
+
+@pytest.fixture
+def seeded(engine, client):
+    seed_archive(engine)
+    return client
+
+
+def search(client, query: str, prefix: str = "/archive/api/", **params):
+    extra = "".join(f"&{key}={quote(str(value))}" for key, value in params.items())
+    return client.get(f"{prefix}search/?q={quote(query)}{extra}")
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_results_are_the_list_endpoints_email_objects_with_score_and_snippet(seeded, prefix):
+    answer = search(seeded, "welcome", prefix, mlist="dev@example.org")
+    assert answer.status_code == 200
+    body = answer.json()
+    listed = {email["message_id_hash"]: email for email in seeded.get(f"{prefix}list/dev@example.org/emails/").json()}
+    # A, B, C, D: "[dev] Welcome" and its replies, the most relevant first.
+    assert body["count"] == 4
+    assert {r["message_id_hash"] for r in body["results"]} == {MAIL[k].hash for k in "ABCD"}
+    scores = [r["score"] for r in body["results"]]
+    assert scores == sorted(scores, reverse=True)
+    for result in body["results"]:
+        score, snippet = result.pop("score"), result.pop("snippet")
+        assert result == listed[result["message_id_hash"]]
+        assert isinstance(score, float) and score > 0
+        # Only the subject has the word: the snippet is the subject, the word marked.
+        assert snippet == result["subject"].replace("Welcome", "\u0002Welcome\u0003")
+    assert body["next"] is None and body["previous"] is None
+
+
+def test_a_private_list_is_never_in_results_nor_searchable(seeded):
+    # P ("Secret") is on the private list; X is A cross-posted to the public other@.
+    assert search(seeded, "secret").json()["count"] == 0
+    assert search(seeded, "l:private@example.org").json()["count"] == 0
+    assert search(seeded, f"m:{MAIL['P'].message_id}").json()["count"] == 0
+    everything = search(seeded, "-zzzz", limit=100).json()
+    assert everything["count"] == 9  # every public email: A–H and X
+    assert MAIL["P"].hash not in {r["message_id_hash"] for r in everything["results"]}
+    for address in ("private@example.org", "PRIVATE@Example.ORG"):
+        refused = search(seeded, "secret", mlist=address)
+        assert (refused.status_code, refused.text) == (403, FORBIDDEN)
+    unknown = search(seeded, "secret", mlist="nobody@example.org")
+    assert (unknown.status_code, unknown.json()) == (404, {"detail": "Not found."})
+
+
+def test_words_fold_case_and_accents_and_fields_narrow(seeded):
+    found = search(seeded, "zoe", sort="date-asc").json()
+    assert [r["message_id_hash"] for r in found["results"]] == [MAIL["C"].hash, MAIL["H"].hash]
+    assert all(r["score"] is None for r in found["results"])  # sorted by date: no score
+    assert search(seeded, "GRÜSSE").json()["count"] == 0  # ß is a letter of its own: no "ss"
+    assert search(seeded, "grüße").json()["count"] == 1
+    assert search(seeded, "f:unicode").json()["count"] == 2
+    assert search(seeded, "s:unicode").json()["count"] == 0
+    assert search(seeded, "n:report").json()["results"][0]["message_id_hash"] == MAIL["E"].hash
+    assert search(seeded, "n:signature.asc").json()["count"] == 1
+    assert search(seeded, "d:2021-01 welcome").json()["count"] == 4 + 1  # A–D and X (other@)
+    assert search(seeded, "d:2021-01-02.. s:welcome").json()["count"] == 2  # B, D
+    assert search(seeded, "l:OTHER@example.org").json()["count"] == 1
+
+
+def test_snippets_mark_the_matched_words(seeded):
+    [result] = search(seeded, "ça").json()["results"]
+    assert result["snippet"] == "Grüße — \u0002ça\u0003 va ?"
+
+
+def test_the_envelope_pages_with_sorted_absolute_links(seeded):
+    first = search(seeded, "welcome", limit=2, sort="date-desc").json()
+    assert first["count"] == 5
+    assert first["next"] == f"{BASE}/archive/api/search/?limit=2&offset=2&q=welcome&sort=date-desc"
+    second = seeded.get(first["next"]).json()
+    assert second["previous"] == f"{BASE}/archive/api/search/?limit=2&q=welcome&sort=date-desc"
+    assert len(second["results"]) == 2
+    assert len(search(seeded, "-zzzz", limit=1000).json()["results"]) == 9  # at most 100
+    assert len(search(seeded, "-zzzz").json()["results"]) == 9  # default limit 10
+
+
+@pytest.mark.parametrize(
+    ("query", "detail"),
+    [
+        ("", "The search needs a query: q=…"),
+        ("we*", "Invalid query: a prefix needs at least 3 characters before '*' (at character 1)"),
+        ('"open', "Invalid query: unclosed quote (at character 1)"),
+        ("a OR", "Invalid query: the query ends where a word was expected (at character 5)"),
+        (" ".join(["w"] * 33), "Invalid query: the query has more than 32 words (at character 1)"),
+        ("x" * 501, "Invalid query: the query is longer than 500 characters (at character 501)"),
+        ("\x00", "Invalid query: the query contains a NUL character (at character 1)"),
+    ],
+)
+def test_unparsable_or_costly_queries_are_400_in_the_archives_shape(seeded, query, detail):
+    answer = search(seeded, query)
+    assert (answer.status_code, answer.json()) == (400, {"detail": detail})
+
+
+def test_an_unknown_sort_is_400(seeded):
+    answer = search(seeded, "welcome", sort="random")
+    assert answer.status_code == 400
+    assert answer.json() == {"detail": "Unknown sort 'random': one of relevance, date-desc, date-asc."}
+
+
+def test_the_api_root_lists_search(seeded):
+    assert seeded.get("/archive/api/?format=json").json()["search"] == f"{BASE}/archive/api/search/?q={{query}}"

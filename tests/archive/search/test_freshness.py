@@ -1,0 +1,109 @@
+"""The index is kept in the transaction of every write (SQLite and PostgreSQL): Mailman's archive
+call, the import, a re-import's corrections, attachments, a list deleted; `archive reindex` and the
+migration of a database that had mail before 0010."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from click.testing import CliRunner
+
+from sathub.archive.commands import archive
+from sathub.archive.search.query import parse
+from sathub.archive.store import search
+from sathub.archive.tables import attachments, emails, mailing_lists
+from sathub.db import connect, create_engine
+from sathub.db.schema import MIGRATIONS
+from tests.archive.api_fixtures import MAIL, seed_archive
+from tests.archive.import_fixtures import archive as mbox
+from tests.archive.import_fixtures import message, run
+from tests.archive.mailman.test_endpoints import make_client, post
+from tests.archive.mailman.test_endpoints import message as mailman_message
+from tests.conftest import POSTGRES_URL, fresh_postgres_database
+
+
+def found(engine, query: str) -> set[str]:
+    with connect(engine) as conn:
+        ids = search.matching_ids(conn, parse(query))
+        return set(conn.scalars(sa.select(emails.c.message_id).where(emails.c.id.in_(ids)))) if ids else set()
+
+
+def test_mailmans_archive_call_is_searchable_in_its_answer(engine, settings):
+    with make_client(engine, settings) as client:
+        answer = post(client, mailman_message("fresh@example.org", subject="Perigee ephemerides"))
+        assert answer.status_code == 200, answer.text
+        body = client.get("/archive/api/search/?q=s:ephemerides").json()
+    assert body["count"] == 1
+    assert body["results"][0]["message_id"] == "fresh@example.org"
+
+
+def test_the_import_and_a_corrected_row_are_searchable_at_once(engine, tmp_path):
+    run(engine, mbox(tmp_path, "a.mbox", message("one", subject="Doppler", body="tracking the satellite\n")))
+    assert found(engine, "doppler tracking") == {"one@example.org"}
+    # What a re-import's correction does to an older row (store/corrections.py): an UPDATE.
+    with engine.begin() as conn:
+        conn.execute(emails.update().where(emails.c.message_id == "one@example.org").values(content="uplink only"))
+    assert found(engine, "tracking") == set()
+    assert found(engine, "b:uplink") == {"one@example.org"}
+
+
+def test_attachments_and_deleted_lists_follow(engine):
+    seed_archive(engine)
+    assert found(engine, "n:report") == {MAIL["E"].message_id}
+    with engine.begin() as conn:
+        conn.execute(attachments.delete().where(attachments.c.name == "report.html"))
+    assert found(engine, "n:report") == set()
+    assert found(engine, "n:signature") == {MAIL["E"].message_id}
+    with engine.begin() as conn:
+        conn.execute(mailing_lists.delete().where(mailing_lists.c.name == "dev@example.org"))
+    assert found(engine, "welcome") == {MAIL["X"].message_id}  # the cross-post on other@ stays
+
+
+def _emptied_index(engine) -> None:
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(sa.text("DELETE FROM email_search"))
+        else:
+            conn.execute(sa.text("INSERT INTO email_search(email_search) VALUES ('delete-all')"))
+
+
+def test_reindex_rebuilds_the_index(engine, database_url):
+    seed_archive(engine)
+    _emptied_index(engine)
+    assert found(engine, "welcome") == set()
+    runner = CliRunner()
+    result = runner.invoke(archive, ["reindex", "--list", "OTHER@example.org", "--database-url", database_url])
+    assert result.exit_code == 0, result.output
+    # PostgreSQL indexes the list's one email again; SQLite rebuilds its whole FTS5 index.
+    count = 1 if database_url.startswith("postgresql") else 10
+    assert result.output == f"Indexed {count} email(s) for search of other@example.org.\n"
+    assert MAIL["X"].message_id in found(engine, "welcome")
+    result = runner.invoke(archive, ["reindex", "--database-url", database_url])
+    assert (result.exit_code, result.output) == (0, "Indexed 10 email(s) for search.\n")
+    assert found(engine, "welcome") == {MAIL[k].message_id for k in "ABCDX"}
+    refused = runner.invoke(archive, ["reindex", "--list", "nobody@example.org", "--database-url", database_url])
+    assert refused.exit_code == 2 and "no list 'nobody@example.org'" in refused.output
+
+
+def test_a_database_with_mail_gains_the_index_by_migration(database_url, tmp_path):
+    if database_url.startswith("postgresql"):
+        url, drop = fresh_postgres_database(POSTGRES_URL)
+    else:
+        url, drop = f"sqlite:///{tmp_path / 'old.db'}", lambda: None
+    engine = create_engine(url)
+    try:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "0007")
+        seed_archive(engine)
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            command.upgrade(config, "heads")
+        assert found(engine, "welcome") == {MAIL[k].message_id for k in "ABCDX"}
+        assert found(engine, "n:signature") == {MAIL["E"].message_id}
+    finally:
+        engine.dispose()
+        drop()
