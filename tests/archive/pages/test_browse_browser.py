@@ -78,6 +78,7 @@ def test_browsing_on_a_phone_without_javascript(served, browser, screenshots):
     assert page.url == f"{served}/archive/list/sats@example.org/2021/03/"
     assert page.get_by_role("heading", level=1).inner_text() == "March 2021"
     no_wider_than_the_screen(page)
+    page.screenshot(path=str(screenshots / "archive-month-phone.png"), full_page=True)
 
     page.get_by_role("link", name="[sats] AO-91 pass over JN58 tonight").click()
     articles = page.locator("article")
