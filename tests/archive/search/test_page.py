@@ -1,0 +1,98 @@
+"""The search page `<web prefix>search` (HyperKitty's path and parameters) and the search box of the
+list, thread and message pages: results, marks, pagination, escaping, refusals; in Chromium too."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+
+from tests.archive.api_fixtures import MAIL, seed_archive
+from tests.archive.messages import raw_message
+from tests.live_server import app_in_thread
+
+DEV = "dev@example.org"
+
+
+@pytest.fixture
+def seeded(engine, client):
+    seed_archive(engine)
+    return client
+
+
+def test_results_link_their_message_pages_and_mark_the_words(seeded):
+    page = seeded.get("/archives/search?q=" + quote("ça") + "&mlist=" + DEV)
+    assert page.status_code == 200
+    html = page.text
+    assert f'href="http://sathub.test/archives/list/{DEV}/message/{MAIL["C"].hash}/"' in html
+    assert "Grüße — <mark>ça</mark> va ?" in html
+    assert "1 result in dev@example.org." in html
+
+
+def test_a_script_in_the_query_is_shown_not_run(seeded):
+    for query in ('"><script>alert(1)</script>', "<script>alert(1)</script>"):
+        html = seeded.get("/archive/search?q=" + quote(query)).text
+        assert "<script>" not in html
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_refusals(seeded):
+    refused = seeded.get("/archive/search?q=" + quote("ab*"))
+    assert refused.status_code == 400
+    assert "a prefix needs at least 3 characters before &#39;*&#39; (at character 1)" in refused.text
+    assert seeded.get("/archive/search?q=x&mlist=private@example.org").status_code == 403
+    assert seeded.get("/archive/search?q=x&mlist=nobody@example.org").status_code == 404
+    assert "Secret" not in seeded.get("/archive/search?q=secret").text
+    form = seeded.get("/archive/search")
+    assert form.status_code == 200 and 'name="q"' in form.text and "result" not in form.text
+
+
+def test_pages_of_twenty(seeded):
+    first = seeded.get("/archive/search?q=-zzzz&sort=date-asc").text
+    assert "9 results." in first and "Page 1 of 1" not in first  # one page: no page links
+    assert seeded.get("/archive/search?q=-zzzz&page=2").text.count("<article") == 0
+
+
+@pytest.mark.parametrize("path", [f"list/{DEV}/", f"list/{DEV}/thread/{MAIL['A'].hash}/"])
+def test_the_list_and_thread_pages_have_a_search_box_scoped_to_the_list(seeded, path):
+    html = seeded.get(f"/archive/{path}").text
+    assert 'action="http://sathub.test/archive/search"' in html
+    assert f'<option value="{DEV}">this list</option>' in html
+    assert '<option value="">all lists</option>' in html
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    with app_in_thread(tmp_path_factory.mktemp("search") / "sathub.db", archiver_key="search-key") as server:
+        yield server
+
+
+@pytest.mark.browser
+def test_search_in_chromium_without_javascript(served, browser, screenshots):
+    import httpx
+
+    base, _engine = served
+    raw = raw_message("orbit@example.com", subject="[dev] Perigee of <b>AO-91</b>", body="Kepler elements here.\n")
+    answer = httpx.post(
+        f"{base}/archive/api/mailman/archive",
+        data={"mlist": DEV},
+        files={"message": ("message.txt", raw)},
+        headers={"Authorization": "Token search-key"},
+    )
+    assert answer.status_code == 200, answer.text
+    page = browser.new_context(java_script_enabled=False).new_page()
+    dialogs = []
+    page.on("dialog", lambda dialog: dialogs.append(dialog))
+    page.goto(answer.json()["url"])  # the message page: its search box, scoped to the list
+    page.get_by_label("Search").first.fill("kepler")
+    page.get_by_role("button", name="Search").click()
+    assert page.url == f"{base}/archive/search?q=kepler&mlist={quote(DEV)}"
+    assert page.locator("mark").all_inner_texts() == ["Kepler"]
+    page.screenshot(path=str(screenshots / "archive-search-page.png"), full_page=True)
+    page.get_by_role("link", name="[dev] Perigee of <b>AO-91</b>").click()
+    assert page.url == answer.json()["url"]
+    page.goto(f"{base}/archive/search?q=" + quote('"><script>alert(1)</script>'))
+    assert page.get_by_role("alert").inner_text().startswith("This query cannot be searched.")
+    assert page.locator("#search-q").input_value() == '"><script>alert(1)</script>'
+    assert dialogs == []
+    page.context.close()
