@@ -5,6 +5,7 @@ replies nested. Expected values come from the hand-built archive of tests/archiv
 
 from __future__ import annotations
 
+import gzip
 import re
 from html.parser import HTMLParser
 
@@ -194,6 +195,12 @@ def test_the_thread_page_nests_the_replies_and_shows_every_text(client, archive)
     for key in "ABCD":
         assert f'href="{BASE}/archive/list/{DEV}/message/{MAIL[key].hash}/raw"' in text
     assert f'href="{BASE}/archive/list/{DEV}/thread/{thread}/feed/atom/"' in text
+    # The links lead somewhere (engineer D's source and export doors).
+    raw = client.get(f"/archive/list/{DEV}/message/{MAIL['C'].hash}/raw")
+    assert raw.status_code == 200 and raw.headers["content-type"].startswith("text/plain")
+    exported = client.get(f"/archive/list/{DEV}/export/{thread}.mbox.gz?thread={thread}")
+    assert exported.status_code == 200 and exported.headers["content-type"] == "application/gzip"
+    assert gzip.decompress(exported.content).count(b"\nMessage-ID: <") == 4
 
 
 def test_the_thread_page_links_attachments(client, archive):
