@@ -1,0 +1,175 @@
+"""Archive search (issue 24) on the real corpus, on each backend given:
+
+    python -m bench.archive_search [--backends sqlite,postgresql] [--repeat 50]
+
+For each backend, in one run:
+1. the corpus of shared/data/mail imported into a fresh database twice, once as migrated (the
+   search triggers on) and once with the search triggers dropped: messages per second of each,
+   and the ratio (the cost of indexing in the import's transactions);
+2. the on-disk size of the index (SQLite: the FTS5 table's pages, from dbstat; PostgreSQL: the
+   GIN index, and the table of tsvectors it is built from) beside the bytes of text it indexes;
+3. `sathub serve --workers 1` on the indexed database, and the fixed query mix below over HTTP on
+   one keep-alive connection (`/archive/api/search/?q=…&limit=10`, the count included): each query
+   warmed up, then timed --repeat times; median and 95th percentile, and the result count.
+
+Not measured here (see bench/README.md): public-inbox and HyperKitty on the same machine, and the
+1,000,000-message archive."""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import statistics
+import time
+from urllib.parse import quote
+
+import sqlalchemy as sa
+
+from bench.common import (
+    MAIL,
+    Server,
+    label,
+    percentile,
+    pg_url,
+    postgres_running,
+    recreate_database,
+    scratch_sqlite,
+    write_out,
+)
+from sathub import db
+from sathub.archive.ingest.importer import import_archive
+from sathub.archive.store.search_index import index_sizes
+
+LISTS = {
+    "gpsd-dev@lists.berlios.de": [MAIL / "gpsd-dev@lists.berlios.de.mbox.gz"],
+    "gpsd-users@lists.berlios.de": [MAIL / "gpsd-users@lists.berlios.de.mbox.gz"],
+    "python-committers@python.org": [MAIL / "python-committers@python.org.mbox.gz"],
+    "3gpp_tsg_sa_wg4_evs@list.etsi.org": [MAIL / "3gpp_tsg_sa_wg4_evs@list.etsi.org.mbox.gz"],
+    "edge@example.com": [MAIL / "edge"],
+}
+# The issue's mix: a common word, a rare word, two words, a phrase, f:, s:, a date range with a
+# word, a prefix, an OR, a -word.
+MIX = [
+    ("common word", "gpsd"),
+    ("rare word", "ephemeris"),
+    ("two words", "gps time"),
+    ("phrase", '"release candidate"'),
+    ("f:", "f:esr@thyrsus.com"),
+    ("s:", "s:release"),
+    ("date range + word", "d:2010-01-01..2010-12-31 gps"),
+    ("prefix", "satel*"),
+    ("OR", "ntp OR chrony"),
+    ("-word", "gpsd -python"),
+]
+SQLITE_TRIGGERS = [
+    "emails_search_insert",
+    "emails_search_update_forget",
+    "emails_search_update_add",
+    "emails_search_delete",
+    "attachments_search_insert_forget",
+    "attachments_search_insert_add",
+    "attachments_search_delete_forget",
+    "attachments_search_delete_add",
+    "attachments_search_update_forget",
+    "attachments_search_update_add",
+    "attachments_search_move_forget",
+    "attachments_search_move_add",
+]
+PG_TRIGGERS = [
+    ("emails_search_insert", "emails"),
+    ("emails_search_update", "emails"),
+    ("attachments_search_insert", "attachments"),
+    ("attachments_search_delete", "attachments"),
+    ("attachments_search_update", "attachments"),
+]
+
+
+def fresh(backend: str, name: str) -> str:
+    if backend == "sqlite":
+        return scratch_sqlite(name)
+    url = pg_url(f"sathub_bench_{name}")
+    recreate_database(url)
+    return url
+
+
+def imported(url: str, *, indexed: bool) -> tuple[float, int]:
+    """(messages per second, messages) of the whole corpus imported into `url`."""
+    engine = db.create_engine(url)
+    db.upgrade(engine)
+    if not indexed:
+        with engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                for trigger, table in PG_TRIGGERS:
+                    conn.exec_driver_sql(f"DROP TRIGGER {trigger} ON {table}")
+            else:
+                for trigger in SQLITE_TRIGGERS:
+                    conn.exec_driver_sql(f"DROP TRIGGER {trigger}")
+    seconds = messages = 0
+    for name, paths in LISTS.items():
+        summary = import_archive(engine, name, paths)
+        seconds += summary.seconds
+        messages += summary.imported
+    engine.dispose()
+    return messages / seconds, messages
+
+
+def timed_mix(url: str, repeat: int) -> list[tuple[str, str, int, float, float]]:
+    rows = []
+    with Server.sathub(url, workers=1, log="archive_search") as server:
+        connection = http.client.HTTPConnection("127.0.0.1", server.port)
+        for name, query in MIX:
+            path = f"/archive/api/search/?q={quote(query)}&limit=10"
+            samples = []
+            for i in range(repeat + 5):
+                started = time.perf_counter()
+                connection.request("GET", path)
+                response = connection.getresponse()
+                body = response.read()
+                if i >= 5:
+                    samples.append((time.perf_counter() - started) * 1000)
+            assert response.status == 200, (query, body[:200])
+            count = int(body.split(b'"count":', 1)[1].split(b",", 1)[0])
+            rows.append((name, query, count, statistics.median(samples), percentile(samples, 95)))
+        connection.close()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--repeat", type=int, default=50)
+    args = parser.parse_args()
+    lines = [f"# Archive search, {label('the real corpus')}", ""]
+    for backend in args.backends.split(","):
+        if backend == "postgresql" and not postgres_running():
+            lines.append("PostgreSQL: not running, skipped.")
+            continue
+        plain, plain_count = imported(fresh(backend, "search_plain"), indexed=False)
+        url = fresh(backend, "search")
+        speed, count = imported(url, indexed=True)
+        engine = db.create_engine(url)
+        with engine.connect() as conn:
+            sizes = index_sizes(conn)
+            table = conn.scalar(sa.text("SELECT pg_total_relation_size('email_search')")) if backend != "sqlite" else 0
+        engine.dispose()
+        lines += [
+            f"## {backend}",
+            "",
+            f"Import of {count} messages: {speed:,.0f} msg/s with the index, {plain:,.0f} msg/s without "
+            f"({plain_count} messages); indexing costs {1 - speed / plain:.0%} of the import's speed.",
+            f"Index: {sizes['index_bytes'] / 1e6:.1f} MB for {sizes['text_bytes'] / 1e6:.1f} MB of text "
+            f"({sizes['index_bytes'] / sizes['text_bytes']:.2f}x)"
+            + (f"; with its table of tsvectors {table / 1e6:.1f} MB." if table else "."),
+            "",
+            "| query | q | results | median ms | p95 ms |",
+            "|---|---|---:|---:|---:|",
+        ]
+        for name, query, found, median, p95 in timed_mix(url, args.repeat):
+            lines.append(f"| {name} | `{query}` | {found} | {median:.2f} | {p95:.2f} |")
+        lines.append("")
+    text = "\n".join(lines)
+    write_out("archive_search.md", text)
+
+
+if __name__ == "__main__":
+    main()
