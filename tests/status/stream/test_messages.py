@@ -36,7 +36,8 @@ EMPTY = dict.fromkeys(
 
 
 def row(**values):
-    return SimpleNamespace(**{**EMPTY, "stored_at": 1779525000, "name": "AO-91", "day": DAY, "hour": 8, **values})
+    fixed = {"stored_at": 1779525000, "name": "AO-91", "display_name": "AO-91 Mode U/v FM", "day": DAY, "hour": 8}
+    return SimpleNamespace(**{**EMPTY, **fixed, **values})
 
 
 def cell(heard=0, telemetry=0, not_heard=0, crew=0, before=None, **values):
@@ -74,9 +75,10 @@ def test_a_report_event():
         "event_id": 7,
         "action": "replaced",
         "stored_at": "2026-05-23T08:30:00Z",
-        "report": {
+        "report": {  # the record of GET /api/v2/reports
             "id": 41,
             "name": "AO-91",
+            "display_name": "AO-91 Mode U/v FM",
             "reported_time": "2026-05-23T08:30:00Z",  # the read form: minute 30 of the hour (v1)
             "period": 1,
             "callsign": "W5API",
@@ -95,11 +97,11 @@ def test_a_status_event_when_the_page_would_show_another_colour():
     assert fields["event"] == "status"
     assert body["cell"] == {
         "start": "2026-05-23T08:00:00Z",
-        "end": "2026-05-23T09:59:59Z",
+        "end": "2026-05-23T10:00:00Z",  # exclusive, as GET /api/v2/status's cells
         "status": "conflicting",
-        "label": "Conflicting reports",
         "counts": {"Heard": 1, "Telemetry Only": 0, "Not Heard": 1, "Crew Active": 0},
     }
+    assert (body["name"], body["display_name"]) == ("AO-91", "AO-91 Mode U/v FM")
     assert body["previous"]["status"] == "heard"
 
 

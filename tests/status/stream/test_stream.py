@@ -49,7 +49,7 @@ def test_delivery_across_processes_filters_and_resume(engine, database_url):
         report, status = everything.events
         assert report.event == "report" and report.received_at - sent < 5
         assert report.body["report"]["id"] == first["id"]
-        assert (report.body["action"], report.body["replaced_report"]) == ("created", None)
+        assert (report.body["action"], report.body["replaced_report"]) == ("created", "")
         assert status.body["name"] == "AO-91" and status.body["cell"]["status"] == "heard"
         assert int(status.id) == int(report.id) + 1
 
@@ -58,9 +58,13 @@ def test_delivery_across_processes_filters_and_resume(engine, database_url):
         everything.wait_for(lambda listener: len(listener.of("report")) == 3)
         everything.wait_for(lambda listener: len(listener.of("status")) == 3)
         third = everything.of("report")[2].body
-        assert (third["action"], third["replaced_report"], third["report"]["id"]) == ("replaced", "Heard", replaced["id"])
+        assert (third["action"], third["replaced_report"], third["report"]["id"]) == (
+            "replaced",
+            "Heard",
+            replaced["id"],
+        )
         assert everything.of("status")[2].body["previous"]["status"] == "heard"
-        assert everything.of("status")[2].body["cell"]["status"] == "not-heard"
+        assert everything.of("status")[2].body["cell"]["status"] == "not_heard"
         live = ids(everything.events)
         assert live == sorted(live) and len(set(live)) == len(live)
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import orjson
 
+from sathub.status.api.v2_documents import STATUS_OF_STATE, report_records
 from sathub.status.pages.grid import Counts, block_state
 from sathub.status.rules import REPORT_VALUES
-from sathub.status.times import iso_z, read_form_time
+from sathub.status.times import iso_z
 
 # A comment line: EventSource ignores it, proxies see bytes flow.
 HEARTBEAT = b": heartbeat\n\n"
@@ -24,7 +25,7 @@ HEARTBEAT = b": heartbeat\n\n"
 # the headers through proxies that wait for a first byte of body.
 PREAMBLE = b"retry: 2000\n: sathub stream\n\n"
 # The status of a cell whose report value a `status` filter names.
-STATE_OF_VALUE = {"Heard": "heard", "Telemetry Only": "telemetry", "Not Heard": "not-heard", "Crew Active": "crew"}
+STATE_OF_VALUE = {"Heard": "heard", "Telemetry Only": "telemetry", "Not Heard": "not_heard", "Crew Active": "crew"}
 
 
 @dataclass(frozen=True)
@@ -76,30 +77,38 @@ def _report(row) -> Message:
         "event_id": row.id,
         "action": row.action,
         "stored_at": _stored_at(row.stored_at),
-        "report": {
-            "id": row.report_id,
-            "name": row.name,
-            "reported_time": read_form_time(row.day, row.hour),
-            "period": row.period,
-            "callsign": row.callsign,
-            "report": row.report,
-            "grid_square": row.grid_square or None,
-        },
-        "replaced_report": row.previous_report,
+        # The record of GET /api/v2/reports (api/v2_documents.py), flat, no null.
+        "report": report_records(
+            [
+                (
+                    row.report_id,
+                    row.name,
+                    row.display_name,
+                    row.day,
+                    row.hour,
+                    row.period,
+                    row.callsign,
+                    row.report,
+                    row.grid_square,
+                )
+            ]
+        )[0],
+        "replaced_report": row.previous_report or "",
     }
     return Message(row.id, row.name.lower(), frozenset((row.report,)), _event(row.id, "report", body))
 
 
 def _cell(day: date, hour: int, counts: Counts) -> dict:
+    """A two-hour cell as GET /api/v2/status names it: its start, its end (exclusive), the status
+    the page shows (the grid's rule, in v2's words) and the count of each report value."""
     state, _ = block_state(counts)
+    start = datetime(day.year, day.month, day.day, hour, tzinfo=UTC)
+    values = (counts.heard, counts.telemetry, counts.not_heard, counts.crew)
     return {
-        "start": f"{day.isoformat()}T{hour:02d}:00:00Z",
-        "end": f"{day.isoformat()}T{hour + 1:02d}:59:59Z",
-        "status": state.key,
-        "label": state.label,
-        "counts": dict(
-            zip(REPORT_VALUES, (counts.heard, counts.telemetry, counts.not_heard, counts.crew), strict=True)
-        ),
+        "start": iso_z(start),
+        "end": iso_z(start + timedelta(hours=2)),
+        "status": STATUS_OF_STATE[state.key],
+        "counts": dict(zip(REPORT_VALUES, values, strict=True)),
     }
 
 
@@ -115,6 +124,7 @@ def _status(row) -> Message | None:
         "event_id": row.id,
         "stored_at": _stored_at(row.stored_at),
         "name": row.name,
+        "display_name": row.display_name,
         "cell": now,
         "previous": before,
     }

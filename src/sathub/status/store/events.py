@@ -15,9 +15,9 @@ from functools import cache
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from sathub.status.tables import data_revision, report_events
+from sathub.status.tables import data_revision, report_events, satellites
 
-# The columns status/push/messages.py reads, in this order.
+# The columns status/push/messages.py reads, in this order (then display_name).
 COLUMNS = (
     "id",
     "kind",
@@ -43,6 +43,11 @@ COLUMNS = (
     "before_not_heard",
     "before_crew",
 )
+# With each event, the catalog's display name of its satellite ("" when not in the catalog).
+_display_name = sa.func.coalesce(satellites.c.display_name, "").label("display_name")
+_with_catalog = report_events.outerjoin(
+    satellites, sa.func.lower(satellites.c.api_name) == sa.func.lower(report_events.c.name)
+)
 
 
 def watermark(conn: Connection) -> int:
@@ -64,8 +69,10 @@ def events_between(
 
 
 def _between():
-    return sa.select(*(report_events.c[column] for column in COLUMNS)).where(
-        report_events.c.id > sa.bindparam("after"), report_events.c.id <= sa.bindparam("upto")
+    return (
+        sa.select(*(report_events.c[column] for column in COLUMNS), _display_name)
+        .select_from(_with_catalog)
+        .where(report_events.c.id > sa.bindparam("after"), report_events.c.id <= sa.bindparam("upto"))
     )
 
 
