@@ -10,6 +10,7 @@ from sathub.archive.search.text import spans
 START, END = "\x02", "\x03"
 WIDTH = 200  # characters of text in a snippet, about
 BEFORE = 60  # characters of context shown before the first match
+LOOK = 20_000  # characters of a body searched for the first match (the rest of a long log is not)
 
 
 def wanted(node: Node, field: str) -> tuple[set[str], tuple[str, ...]]:
@@ -35,16 +36,16 @@ def wanted(node: Node, field: str) -> tuple[set[str], tuple[str, ...]]:
 
 
 def snippet(tree: Node, subject: str, body: str) -> str:
-    """The extract of `body` around its first matched word, else the start of the body (with the
-    subject's matches marked when only the subject matched)."""
+    """The extract of `body` around its first matched word (within its first LOOK characters),
+    else the subject with its matches marked when it has some, else the start of the body."""
     body_words, body_prefixes = wanted(tree, "body")
-    text = " ".join(body.split())
-    marks = [
-        (start, end)
-        for start, end, word in spans(text)
-        if word in body_words or (body_prefixes and word.startswith(body_prefixes))
-    ]
-    if not marks:
+    text = " ".join(body[:LOOK].split())
+
+    def hit(word: str) -> bool:
+        return word in body_words or bool(body_prefixes and word.startswith(body_prefixes))
+
+    first = next(((start, end) for start, end, word in spans(text) if hit(word)), None)
+    if first is None:
         subject_words, subject_prefixes = wanted(tree, "subject")
         line = " ".join(subject.split())
         subject_marks = [
@@ -55,12 +56,11 @@ def snippet(tree: Node, subject: str, body: str) -> str:
         if subject_marks:
             return _marked(line, subject_marks, 0, len(line))
         return _cut(text, 0, WIDTH)
-    first = marks[0][0]
-    start = 0 if first <= BEFORE else text.rfind(" ", 0, first - BEFORE) + 1
+    start = 0 if first[0] <= BEFORE else text.rfind(" ", 0, first[0] - BEFORE) + 1
     end = min(len(text), start + WIDTH)
     if end < len(text):
-        end = max(text.rfind(" ", start, end), marks[0][1])
-    inside = [(s, e) for s, e in marks if s >= start and e <= end]
+        end = max(text.rfind(" ", start, end), first[1])
+    inside = [(start + s, start + e) for s, e, word in spans(text[start:end]) if hit(word)]
     return ("… " if start else "") + _marked(text, inside, start, end) + (" …" if end < len(text) else "")
 
 

@@ -182,28 +182,61 @@ def _statement(conn: Connection, tree: Node, list_id: int | None, sort: str) -> 
     where = [_PUBLIC, *predicates]
     if list_id is not None:
         where.append(emails.c.list_id == list_id)
-    score: sa.ColumnElement = sa.null()
     source: sa.FromClause = emails
     if matched is not None and compiler.postgresql:
         source = emails.join(_PG, _PG.c.email_id == emails.c.id)
         where.append(_PG.c.document.op("@@")(_ts(matched)))
-        score = sa.func.ts_rank(_PG.c.document, _ts(ranked or matched))
     elif matched is not None:
         source = _FTS.join(emails, emails.c.id == _FTS.c.rowid)
         where.append(_FTS_NAME.op("MATCH")(sa.literal(matched)))
-        score = -sa.func.bm25(_FTS_NAME, *_BM25)
     source = source.join(mailing_lists, mailing_lists.c.id == emails.c.list_id)
     newest = (emails.c.date.desc(), emails.c.id.desc())
-    if sort == "date-asc":
-        order: tuple = (emails.c.date, emails.c.id)
-    elif sort == "date-desc" or ranked is None:
-        order = newest
-    else:
-        order = (score.desc(), *newest)
-    shown = score if sort == "relevance" and ranked is not None else sa.null()
-    ids = sa.select(emails.c.id, shown.label("score")).select_from(source).where(*where).order_by(*order)
     count = sa.select(COUNT).select_from(source).where(*where)
-    return ids, count
+    if matched is not None and sort == "relevance":
+        # Ranked among the RANK_WINDOW latest arrivals that match, so that a common word costs
+        # the scores of a thousand emails, not of all of them. FTS5 hands its rows over in rowid
+        # (= id) order, and SQLite scores only the rows the window keeps.
+        if compiler.postgresql:
+            # `+ 0`: PostgreSQL sorts the match's rows, instead of walking emails in id order and
+            # testing each against the match
+            window = _window(source, where, emails.c.id + 0, _PG.c.document)
+            score: sa.ColumnElement = sa.func.ts_rank(window.c.document, _ts(ranked or matched))
+        else:
+            window = _window(source, where, _FTS.c.rowid, (-sa.func.bm25(_FTS_NAME, *_BM25)).label("score"))
+            score = window.c.score
+        ranking = (score.desc(), window.c.date.desc(), window.c.id.desc())
+        return sa.select(window.c.id, score.label("score")).order_by(*ranking), count
+    order = (emails.c.date, emails.c.id) if sort == "date-asc" else newest
+    return sa.select(emails.c.id, sa.null().label("score")).select_from(source).where(*where).order_by(*order), count
+
+
+RANK_WINDOW = 1_000
+
+
+def _window(source: sa.FromClause, where: list, arrival: sa.ColumnElement, extra: sa.ColumnElement) -> sa.Subquery:
+    return (
+        sa.select(emails.c.id, emails.c.date, extra)
+        .select_from(source)
+        .where(*where)
+        .order_by(arrival.desc())
+        .limit(RANK_WINDOW)
+        .subquery("window")
+    )
+
+
+def _index_count(conn: Connection, tree: Node) -> sa.Select | None:
+    """The count read from the index alone, when the tree is text only and no list is private
+    (then every indexed email is a result the joins would keep); else None."""
+    compiler = _Compiler(conn.dialect.name)
+    expression = compiler.express(tree)
+    if expression is None or isinstance(tree, Not) or conn.execute(_ANY_PRIVATE).scalar():
+        return None
+    if compiler.postgresql:
+        return sa.select(COUNT).select_from(_PG).where(_PG.c.document.op("@@")(_ts(expression)))
+    return sa.select(COUNT).select_from(_FTS).where(_FTS_NAME.op("MATCH")(sa.literal(expression)))
+
+
+_ANY_PRIVATE = sa.select(sa.exists().where(mailing_lists.c.archive_policy == PRIVATE))
 
 
 def matching_ids(
@@ -218,16 +251,21 @@ def matching_ids(
 
 
 def count(conn: Connection, tree: Node, *, list_id: int | None = None) -> int:
+    """How many emails of public lists `tree` finds (of `list_id` alone when given)."""
+    fast = _index_count(conn, tree) if list_id is None else None
     _, counting = _statement(conn, tree, list_id, "date-desc")
-    return conn.execute(counting).scalar_one()
+    return conn.execute(fast if fast is not None else counting).scalar_one()
 
 
 def search(conn: Connection, tree: Node, *, list_id: int | None = None, sort: str = "relevance", page: Page) -> Found:
-    """One page of the emails `tree` finds on public lists, with their scores and the count."""
+    """One page of the emails `tree` finds on public lists, with their scores and the exact count.
+    By relevance, the page is ranked among the RANK_WINDOW latest matching arrivals; by date,
+    among all."""
     ids, counting = _statement(conn, tree, list_id, sort)
     window = page.bound()
     hits = conn.execute(ids.limit(window["limit"]).offset(window["offset"])).all()
-    total = conn.execute(counting).scalar_one()
+    fast = _index_count(conn, tree) if list_id is None else None
+    total = conn.execute(fast if fast is not None else counting).scalar_one()
     rows = emails_by_id(conn, [hit.id for hit in hits])
     return Found(total, rows, [None if hit.score is None else float(hit.score) for hit in hits])
 
