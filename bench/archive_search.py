@@ -168,7 +168,7 @@ def main() -> None:
             lines.append(f"| {name} | `{query}` | {found} | {median:.2f} | {p95:.2f} |")
         lines.append("")
     text = "\n".join(lines)
-    write_out("archive_search.md", text)
+    write_out(f"archive_search_{args.backends.replace(',', '_')}.md", text)
 
 
 if __name__ == "__main__":

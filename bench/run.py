@@ -65,6 +65,7 @@ def archive_steps(backend: str, quick: bool) -> list[list[str]]:
         ["archive_export", "first-byte", "--database-url", corpus],
         ["archive_read", "existing", "--database-url", corpus, "--repeat", repeat],
         ["archive_pages", "--database-url", corpus, "--repeat", repeat],
+        ["archive_search", "--backends", backend, "--repeat", "10" if quick else "40"],
         [
             "archive_read",
             "generated",
