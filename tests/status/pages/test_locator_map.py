@@ -1,18 +1,18 @@
 """The satellite page's map of reported locators: placed by the Maidenhead definition (worked out
 by hand below), zoomed to the fields with reports, coloured by the grid's rule, drawn offline."""
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from sathub.status.pages import grid, locator_map
 from tests.status.seed import seed_catalog, store_report
 
-DAY = date(2026, 5, 23)
+HOUR = 231_000  # an hour number (hours since 2000), as store.v2_reads.located_hours gives it
 
 
 def test_a_square_is_placed_by_its_longitude_and_latitude():
-    drawn = locator_map.build([("FN42", "Heard", DAY, 8, 2), ("fn42", "Not Heard", DAY, 9, 1)])
+    drawn = locator_map.build([("FN42", "Heard", HOUR, 2), ("fn42", "Not Heard", HOUR, 1)])
     # Fields EM..GO around FN: 3 fields of 20° = 60° wide in 720 px, 12 px a degree; north edge 60° N.
     assert (drawn.width, drawn.height) == (720, 360)
     (square,) = drawn.squares
@@ -25,7 +25,7 @@ def test_a_square_is_placed_by_its_longitude_and_latitude():
 
 def test_subsquares_stay_visible_and_bad_locators_are_left_out():
     drawn = locator_map.build(
-        [("FN42ab", "Telemetry Only", DAY, 8, 1), ("ZZ99", "Heard", DAY, 8, 5), ("", "Heard", DAY, 8, 1)]
+        [("FN42ab", "Telemetry Only", HOUR, 1), ("ZZ99", "Heard", HOUR, 5), ("", "Heard", HOUR, 1)]
     )
     (square,) = drawn.squares
     assert square.locator == "FN42ab" and square.width == square.height == locator_map.MIN_SIDE
@@ -33,7 +33,7 @@ def test_subsquares_stay_visible_and_bad_locators_are_left_out():
 
 
 def test_reports_far_apart_zoom_out_to_the_world_edges():
-    drawn = locator_map.build([("AA00", "Heard", DAY, 8, 1), ("RR99", "Heard", DAY, 8, 1)])
+    drawn = locator_map.build([("AA00", "Heard", HOUR, 1), ("RR99", "Heard", HOUR, 1)])
     assert len(drawn.fields) == 18 * 18 and (drawn.width, drawn.height) == (720, 360)
     assert locator_map.build([]).empty
 

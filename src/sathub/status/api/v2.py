@@ -60,10 +60,9 @@ async def status(request: Request) -> Response:
 
 
 def _status(today, days: int, conn: Connection) -> Answer:
-    rows = report_store.grid_window(conn, grid.first_day(today, days), today)
-    status_grid = grid.build_grid(today, map(grid.Report._make, rows), days)
+    rows = grid.count_grid(today, v2_reads.hourly_counts(conn, grid.first_day(today, days), today), days)
     display_names = {row.api_name.lower(): row.display_name for row in catalog_store.catalog(conn)}
-    return Answer.of(status_document(status_grid, display_names))
+    return Answer.of(status_document(today, days, rows, display_names))
 
 
 @endpoint

@@ -47,54 +47,44 @@ def _empty_cell(start: str, end: str) -> dict:
     }
 
 
-def _cell(block: grid.Block, start: str, end: str) -> dict:
-    state, text = block.look
-    totals: dict[str, int] = {}
-    for report in block.reports:
-        totals[report.report] = totals.get(report.report, 0) + 1
-    day, hour = max((report.day, report.hour) for report in block.reports)
+def _cell(cell: grid.CountedCell, start: str, end: str) -> dict:
+    state, text = cell.look
+    assert cell.latest is not None, "a counted cell has a report"
     return {
         "start": start,
         "end": end,
         "status": STATUS_OF_STATE[state.key],
         "colour": state.colour,
         "text": text.strip(),
-        "counts": _counts(totals),
-        "report_count": len(block.reports),
-        "latest_report_time": times.read_form_time(day, hour),
+        "counts": _counts(cell.totals),
+        "report_count": sum(cell.totals.values()),
+        "latest_report_time": times.read_form_time(*cell.latest),
     }
 
 
-def status_document(status_grid: grid.Grid, display_names: Mapping[str, str]) -> dict:
-    """Every row of the grid in the page's order, every cell newest first; `display_names` by
-    API name lower-cased."""
-    today = status_grid.today
-    columns = status_grid.days * grid.BLOCKS_PER_DAY
+def status_document(today: date, days: int, rows: list[grid.CountedRow], display_names: Mapping[str, str]) -> dict:
+    """Every row of grid.count_grid in the page's order, every cell newest first; `display_names`
+    by API name lower-cased."""
+    columns = days * grid.BLOCKS_PER_DAY
     spans = [_cell_times(today, column) for column in range(columns)]
     data = []
-    for row in status_grid.rows:
+    for name, row in rows:
         cells = [
-            _empty_cell(*spans[column]) if block is None else _cell(block, *spans[column])
-            for column, block in enumerate(row.cells)
+            _empty_cell(*spans[column]) if cell is None else _cell(cell, *spans[column])
+            for column, cell in enumerate(row)
         ]
         latest = max((cell["latest_report_time"] for cell in cells), default="")
         data.append(
             {
-                "name": row.name,
-                "display_name": display_names.get(row.name.lower(), ""),
+                "name": name,
+                "display_name": display_names.get(name.lower(), ""),
                 "latest_report_time": latest,
                 "cells": cells,
             }
         )
     return {
         "data": data,
-        "meta": {
-            "count": len(data),
-            "days": status_grid.days,
-            "cells": columns,
-            "start": spans[-1][0],
-            "end": spans[0][1],
-        },
+        "meta": {"count": len(data), "days": days, "cells": columns, "start": spans[-1][0], "end": spans[0][1]},
     }
 
 
@@ -132,19 +122,19 @@ def report_records(rows: Iterable) -> list[dict]:
     ]
 
 
-def grid_square_document(hours_rows: Iterable, meta: dict) -> dict:
+def grid_square_document(located: Iterable, meta: dict) -> dict:
     """store.v2_reads.located_hours rows summed per locator (normalised; rows whose locator is
     not a 4- or 6-character one, from old data, are left out) as a GeoJSON FeatureCollection,
     features ordered by locator."""
     squares: dict[str, dict] = {}
-    for grid_square, report, day, hour, count in hours_rows:
+    for grid_square, report, latest, count in located:
         box = locators.box(grid_square or "")
         if box is None:
             continue
         key = grid_square_key(grid_square)
-        square = squares.setdefault(key, {"box": box, "totals": {}, "latest": (day, hour)})
+        square = squares.setdefault(key, {"box": box, "totals": {}, "latest": latest})
         square["totals"][report] = square["totals"].get(report, 0) + count
-        square["latest"] = max(square["latest"], (day, hour))
+        square["latest"] = max(square["latest"], latest)
     features = []
     for key in sorted(squares):
         square = squares[key]
@@ -162,7 +152,7 @@ def grid_square_document(hours_rows: Iterable, meta: dict) -> dict:
                     "counts": _counts(totals),
                     "report_count": sum(totals.values()),
                     "status": STATUS_OF_STATE[state.key],
-                    "latest_report_time": times.read_form_time(*square["latest"]),
+                    "latest_report_time": times.read_form_time_of_hour_number(square["latest"]),
                 },
             }
         )

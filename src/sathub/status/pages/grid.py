@@ -164,6 +164,58 @@ class Grid:
         return [block for row in self.rows for block in row.blocks()]
 
 
+def first_columns(today: date, days: int = DAYS) -> dict[date, int]:
+    """The column of each shown day's 22:00-23:59 block: 0 for today, 12 for yesterday..."""
+    return {today - timedelta(days=n): n * BLOCKS_PER_DAY for n in range(days)}
+
+
+def column_of(first_column: Mapping[date, int], day: date, hour: int) -> int | None:
+    """The column of a report's hour (section 7): column 0 is today 22:00-23:59, 11 today
+    00:00-01:59, 12 yesterday 22:00-23:59...; None outside the grid's days or for an hour that
+    is not 0-23 (old imported rows)."""
+    base = first_column.get(day)
+    if base is None or not 0 <= hour <= 23:
+        return None
+    return base + (23 - hour) // 2
+
+
+@dataclass
+class CountedCell:
+    """A block known by its counts per report value (the hourly counts), not its reports."""
+
+    totals: dict[str, int] = field(default_factory=dict)
+    latest: tuple[date, int] | None = None  # the newest (day, hour) with a report
+
+    @property
+    def look(self) -> tuple[State, str]:
+        return block_state(Counts.of_totals(self.totals))
+
+
+CountedRow = tuple[str, list[CountedCell | None]]  # a stored name and its cells
+
+
+def count_grid(today: date, hourly: Iterable[tuple[date, int, str, str, int]], days: int = DAYS) -> list[CountedRow]:
+    """The grid's rows from counts of (day, hour, stored name, report value, count), in the page's
+    row order: build_grid's rows and looks, from a few rows per hour instead of every report (what
+    /api/v2/status serves, with no tooltip to print)."""
+    first_column = first_columns(today, days)
+    rows: dict[str, list[CountedCell | None]] = {}
+    for day, hour, name, report, count in hourly:
+        column = column_of(first_column, day, hour)
+        if column is None or count <= 0:
+            continue
+        cells = rows.get(name)
+        if cells is None:
+            cells = rows[name] = [None] * (days * BLOCKS_PER_DAY)
+        cell = cells[column]
+        if cell is None:
+            cell = cells[column] = CountedCell()
+        cell.totals[report] = cell.totals.get(report, 0) + count
+        if cell.latest is None or (day, hour) > cell.latest:
+            cell.latest = (day, hour)
+    return sorted(rows.items(), key=lambda row: (row[0].lower(), row[0]))
+
+
 def build_grid(today: date, reports: Iterable[Report], days: int = DAYS) -> Grid:
     """The grid of the reports, given newest stored first (id descending), over `days` days: the
     status page's six, or what /api/v2/status asks for, by the same rule (one rule, one grid)."""
@@ -172,7 +224,7 @@ def build_grid(today: date, reports: Iterable[Report], days: int = DAYS) -> Grid
     # Per callsign, how many hours ago it was last heard (0 = today 23:00): a plain int to
     # compare, since this loop runs once per report of the window.
     heard_ago: dict[str, int] = {}
-    first_column = {today - timedelta(days=n): n * BLOCKS_PER_DAY for n in range(days)}
+    first_column = first_columns(today, days)
     for report in reports:
         base = first_column.get(report.day)
         hour = report.hour
@@ -182,8 +234,7 @@ def build_grid(today: date, reports: Iterable[Report], days: int = DAYS) -> Grid
         row = rows.get(name)
         if row is None:
             row = rows[name] = Row(name, [None] * columns)
-        # Column 0 is today 22:00-23:59, 11 today 00:00-01:59, 12 yesterday 22:00...
-        column = base + (23 - hour) // 2
+        column = base + (23 - hour) // 2  # column_of's rule, inlined: this runs once per report
         block = row.cells[column]
         if block is None:
             block = row.cells[column] = Block(name, column)

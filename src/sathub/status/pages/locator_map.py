@@ -62,11 +62,11 @@ def _title(locator: str, totals: dict[str, int]) -> str:
 
 
 def build(rows: Iterable) -> LocatorMap:
-    """The map of (grid_square, report, day, hour, report_count) rows; locators that are not 4 or
-    6 characters (old data) are left out."""
+    """The map of (grid_square, report, latest hour number, report_count) rows
+    (store.v2_reads.located_hours); locators that are not 4 or 6 characters (old data) are left out."""
     totals: dict[str, dict[str, int]] = {}
     boxes: dict[str, locators.Box] = {}
-    for grid_square, report, _day, _hour, count in rows:
+    for grid_square, report, _latest, count in rows:
         box = locators.box(grid_square or "")
         if box is None:
             continue

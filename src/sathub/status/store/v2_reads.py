@@ -17,8 +17,9 @@ from datetime import date
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from sathub.status.store.reports import _hour_number as hour_number  # the summary's newest-hour key
 from sathub.status.store.text import db_text, folded
-from sathub.status.tables import report_totals, reports, satellite_aliases, satellites
+from sathub.status.tables import report_hours, report_totals, reports, satellite_aliases, satellites
 
 Hour = tuple[date, int]  # (day, hour), as times.first_included_hour gives it
 
@@ -141,19 +142,31 @@ def _hour_literals(hour: Hour):
     return sa.literal(hour[0], sa.Date), sa.literal(hour[1], sa.SmallInteger)
 
 
+def hourly_counts(conn: Connection, first_day: date, last_day: date) -> Sequence[sa.Row]:
+    """(day, hour, name, report, report_count) of every hour with reports from first_day to
+    last_day: the hourly counts the triggers keep (migrations 0004, 0007), one range of their
+    primary key, a few rows per hour however many reports it holds (/api/v2/status)."""
+    hours = report_hours
+    query = sa.select(hours.c.day, hours.c.hour, hours.c.name, hours.c.report, hours.c.report_count).where(
+        hours.c.day >= first_day, hours.c.day <= last_day, hours.c.report_count > 0
+    )
+    return conn.execute(query).all()
+
+
 def located_hours(conn: Connection, first: Hour, names: tuple[str, ...]) -> Sequence[sa.Row]:
-    """Reports with a locator from the hour `first` on, counted per (grid_square, report, day,
-    hour): what /api/v2/grid-squares and the satellite pages' map sum per locator."""
+    """Reports with a locator from the hour `first` on, counted per (grid_square, report), with the
+    newest (day, hour) of each as its hour number (store.reports' integer that sorts like the
+    pair, read back by times.read_form_time_of_hour_number): what /api/v2/grid-squares and the
+    satellite pages' map sum per locator."""
     query = (
         sa.select(
             reports.c.grid_square,
             reports.c.report,
-            reports.c.day,
-            reports.c.hour,
+            sa.func.max(hour_number(conn.dialect.name, reports.c.day, reports.c.hour)).label("latest"),
             sa.func.count().label("report_count"),
         )
         .where(*_conditions(ReportFilter(names=names, first=first)), reports.c.grid_square != "")
-        .group_by(reports.c.grid_square, reports.c.report, reports.c.day, reports.c.hour)
+        .group_by(reports.c.grid_square, reports.c.report)
     )
     return conn.execute(query).all()
 
