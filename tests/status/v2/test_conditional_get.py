@@ -112,3 +112,17 @@ def test_a_304_first_then_a_plain_get_gets_the_body(client, seeded):
     assert client.get(path, headers={"If-None-Match": etag}).status_code == 304
     plain = client.get(path)
     assert plain.status_code == 200 and plain.headers["etag"] == etag and plain.json()["meta"]["count"] == 3
+
+
+def test_two_processes_give_the_same_tag(client, seeded, settings):
+    # Another app on the same database stands for another sathub process: its own answer cache.
+    from starlette.testclient import TestClient
+
+    from sathub.app import create_app
+
+    store_report(seeded, "AO-91", an_hour_ago(), grid="FN42")
+    with TestClient(create_app(settings, engine=seeded), base_url="http://sathub.test") as other:
+        for path in PATHS:
+            etag = client.get(path).headers["etag"]
+            answer = other.get(path, headers={"If-None-Match": etag})
+            assert answer.status_code == 304, path
