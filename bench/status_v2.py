@@ -6,7 +6,9 @@
    with an ignored parameter that makes every request a miss (`&run=N`: the cache keys on the
    query), so each is read from the database. Beside them, in the same run, the same last page
    read as an OFFSET would read it (the SQL only, on its own connection), which is what a page
-   number or an offset costs: the reason for the cursor.
+   number or an offset costs: the reason for the cursor. Then the other v2 reads the same way:
+   the status grid of 6 and 30 days and the grid squares of 720 hours, each read anew after the
+   data revision moved (what any write does).
 2. The 304 path: wrk (64 connections) on one cached answer, three ways side by side, in turn for
    --rounds rounds (the machine is shared: an order effect would otherwise favour one): with
    If-None-Match of its current ETag (304, no body), without (200 from the cache), and v1's
@@ -72,6 +74,25 @@ async def alternate(port: int, paths: list[str], repeat: int) -> list[list[float
             timings[i].append((time.monotonic() - sent) * 1000)
             assert status == 200
     await conn.close()
+    return timings
+
+
+async def after_writes(port: int, url: str, paths: list[str], repeat: int) -> list[list[float]]:
+    """Each path `repeat` times, in turn, each after the data revision moved (the bump a write's
+    trigger makes), so that each is read from the database and shaped again."""
+    engine = db.create_engine(url)
+    conn = HttpConnection(port)
+    timings: list[list[float]] = [[] for _ in paths]
+    for _ in range(repeat):
+        for i, path in enumerate(paths):
+            with engine.begin() as bump:
+                bump.execute(sa.text("UPDATE data_revision SET revision = revision + 1 WHERE id = 1"))
+            sent = time.monotonic()
+            status, _, _ = await conn.request("GET", path, timeout=60)
+            timings[i].append((time.monotonic() - sent) * 1000)
+            assert status == 200
+    await conn.close()
+    engine.dispose()
     return timings
 
 
@@ -168,6 +189,12 @@ def main() -> None:
             f"{statistics.median(offset_sql) / statistics.median(keyset_sql):.0f}x.",
             "",
         ]
+        # The other v2 reads, each read anew after the data revision moved (as after any write).
+        others = ["/api/v2/status?days=6", "/api/v2/status?days=30", "/api/v2/grid-squares?hours=720"]
+        other_ms = asyncio.run(after_writes(server.port, args.database_url, others, max(5, args.repeat // 10)))
+        lines += ["| other v2 read (HTTP, after a write) | median ms | p99 ms | requests |", "|---|---|---|---|"]
+        lines += [row(path.removeprefix("/api/v2/"), timings) for path, timings in zip(others, other_ms, strict=True)]
+        lines.append("")
         cached = "/api/v2/reports?name=AO-91&limit=100"
         base = f"http://127.0.0.1:{server.port}"
         etag = etag_of(server.port, cached)
