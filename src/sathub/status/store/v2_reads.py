@@ -5,7 +5,8 @@ The walk's order is the slot's (migration 0001's unique index): time (day, hour,
 satellite and callsign as the database folds them. A report keeps its slot when another
 replaces it (it gets a new id, so an id would not do as a key), so a page that starts after the
 last slot of the page before returns every slot stored before the walk began exactly once.
-Migration 0011 indexes that order, so every page is one index range, however deep."""
+Migration 0011 indexes that order, so every page is one index range, however deep (a walk of
+named satellites reads the slot index instead, one range per name: report_page)."""
 
 from __future__ import annotations
 
