@@ -27,6 +27,8 @@ import zlib
 from functools import partial
 from pathlib import Path
 
+import sqlalchemy as sa
+
 from bench.common import MAIL, OUT, Server, label, recreate_database, write_out
 from sathub import db
 from sathub.archive.export.mbox import gzip_stream
@@ -34,7 +36,7 @@ from sathub.archive.ingest import parsing
 from sathub.archive.ingest.importer import import_archive
 from sathub.archive.ingest.sources import RawMessage, read_archives
 from sathub.archive.store import lists, sources
-from sathub.archive.tables import mailing_lists
+from sathub.archive.tables import mailing_lists, threads
 from sathub.db.engines import connect
 
 CORPUS_LISTS = sorted(Path(p) for p in glob.glob(str(MAIL / "*.mbox.gz")))
@@ -234,29 +236,60 @@ def cmd_large(args) -> None:
     engine.dispose()
 
 
+def _biggest_thread(url: str) -> tuple[str, str, int]:
+    """(list, thread id, emails) of the corpus's biggest thread."""
+    engine = db.create_engine(url)
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(mailing_lists.c.name, threads.c.thread_id, threads.c.emails_count)
+            .join(mailing_lists, mailing_lists.c.id == threads.c.list_id)
+            .order_by(threads.c.emails_count.desc())
+            .limit(1)
+        ).one()
+    engine.dispose()
+    return row.name, row.thread_id, row.emails_count
+
+
+def _timed(base: str, path: str, repeat: int) -> list[tuple[float, float, int]]:
+    timings = []
+    for _ in range(repeat):
+        started = time.monotonic()
+        with urllib.request.urlopen(base + path) as response:
+            response.read(1)
+            first = time.monotonic() - started
+            size = 1 + len(response.read())
+            timings.append((first, time.monotonic() - started, size))
+    return timings
+
+
 def cmd_first_byte(args) -> None:
+    """Through `sathub serve`: the biggest list (first byte, whole answer), python-committers whole
+    and the corpus's biggest thread (public-inbox's two measured cases in issue 27)."""
     url = args.database_url or f"sqlite:///{OUT / 'archive_export_corpus.db'}"
     _corpus_engine(url).dispose()
-    timings = []
+    thread_list, thread_id, thread_size = _biggest_thread(url)
+    cases = [
+        (f"{BIG_LIST} (9,567 messages)", f"/archive/list/{BIG_LIST}/export/gpsd-dev.mbox.gz"),
+        (
+            "python-committers@python.org (6,777 messages)",
+            "/archive/list/python-committers@python.org/export/python-committers.mbox.gz",
+        ),
+        (
+            f"the biggest thread ({thread_size} messages, {thread_list})",
+            f"/archive/list/{thread_list}/export/thread.mbox.gz?thread={thread_id}",
+        ),
+    ]
+    rows = [f"`sathub serve` (1 worker), {args.repeat} requests each, medians:", ""]
+    rows += ["| export | first byte (max) | whole answer | gzip bytes |", "|---|---|---|---|"]
     with Server.sathub(url, workers=1, log="archive_export_server") as server:
         server.wait_up("/archive/api/lists/")
-        path = f"/archive/list/{BIG_LIST}/export/gpsd-dev.mbox.gz"
-        for _ in range(args.repeat):
-            started = time.monotonic()
-            with urllib.request.urlopen(server.base + path) as response:
-                response.read(1)
-                first = time.monotonic() - started
-                size = 1 + len(response.read())
-                whole = time.monotonic() - started
-            timings.append((first, whole, size))
-    rows = [
-        f"{BIG_LIST} (9,567 messages) through `sathub serve` (1 worker), {args.repeat} requests:",
-        "",
-        f"- first byte: median {statistics.median(t[0] for t in timings) * 1000:.0f} ms, "
-        f"max {max(t[0] for t in timings) * 1000:.0f} ms",
-        f"- whole answer ({timings[0][2] / 1e6:.1f} MB of gzip): "
-        f"median {statistics.median(t[1] for t in timings):.2f} s",
-    ]
+        for name, path in cases:
+            timings = _timed(server.base, path, args.repeat)
+            first = statistics.median(t[0] for t in timings) * 1000
+            rows.append(
+                f"| {name} | {first:.0f} ms ({max(t[0] for t in timings) * 1000:.0f} ms) "
+                f"| {statistics.median(t[1] for t in timings) * 1000:.0f} ms | {timings[0][2]:,} |"
+            )
     write_out("archive_export_first_byte.md", label("archive_export first-byte") + "\n\n" + "\n".join(rows))
 
 
