@@ -114,3 +114,19 @@ def test_an_unknown_sort_is_400(seeded):
 
 def test_the_api_root_lists_search(seeded):
     assert seeded.get("/archive/api/?format=json").json()["search"] == f"{BASE}/archive/api/search/?q={{query}}"
+
+
+def test_relevance_pages_go_on_past_the_ranked_window(seeded, monkeypatch):
+    """Past RANK_WINDOW ranked matches, the other matches follow, latest arrival first, score null:
+    every match is on exactly one page."""
+    from sathub.archive.store import search as store
+
+    monkeypatch.setattr(store, "RANK_WINDOW", 3)
+    pages = [
+        search(seeded, "-zzzz welcome OR hello OR report OR tie OR late", limit=2, offset=o).json()
+        for o in (0, 2, 4, 6, 8)
+    ]
+    hashes = [r["url"] for page in pages for r in page["results"]]  # X is A cross-posted: same hash
+    assert pages[0]["count"] == 9 and len(hashes) == 9 and len(set(hashes)) == 9
+    scores = [r["score"] for page in pages for r in page["results"]]
+    assert all(score is not None for score in scores[:3]) and scores[3:] == [None] * 6

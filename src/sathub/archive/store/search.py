@@ -199,29 +199,45 @@ def _statement(conn: Connection, tree: Node, list_id: int | None, sort: str) -> 
         if compiler.postgresql:
             # `+ 0`: PostgreSQL sorts the match's rows, instead of walking emails in id order and
             # testing each against the match
-            window = _window(source, where, emails.c.id + 0, _PG.c.document)
+            window = _window(source, where, emails.c.id + 0, _PG.c.document, _TOTAL)
             score: sa.ColumnElement = sa.func.ts_rank(window.c.document, _ts(ranked or matched))
         else:
-            window = _window(source, where, _FTS.c.rowid, (-sa.func.bm25(_FTS_NAME, *_BM25)).label("score"))
+            window = _window(source, where, _FTS.c.rowid, (-sa.func.bm25(_FTS_NAME, *_BM25)).label("score"), _NO_TOTAL)
             score = window.c.score
         ranking = (score.desc(), window.c.date.desc(), window.c.id.desc())
-        return sa.select(window.c.id, score.label("score")).order_by(*ranking), count
-    order = (emails.c.date, emails.c.id) if sort == "date-asc" else newest
-    return sa.select(emails.c.id, sa.null().label("score")).select_from(source).where(*where).order_by(*order), count
+        return sa.select(window.c.id, score.label("score"), window.c.total).order_by(*ranking), count
+    if sort == "arrival":  # what follows the relevance window: the other matches, latest first
+        order: tuple = ((emails.c.id + 0).desc(),) if compiler.postgresql else (emails.c.id.desc(),)
+    else:
+        order = (emails.c.date, emails.c.id) if sort == "date-asc" else newest
+    total = _TOTAL if compiler.postgresql else _NO_TOTAL
+    ids = sa.select(emails.c.id, sa.null().label("score"), total).select_from(source).where(*where).order_by(*order)
+    return ids, count
+
+
+# PostgreSQL reads every match to sort it anyway: the count rides along (one scan of the match,
+# not two). SQLite streams the window from FTS5 in rowid order and counts from the index instead.
+_TOTAL = sa.func.count().over().label("total")
+_NO_TOTAL = sa.null().label("total")
 
 
 RANK_WINDOW = 1_000
 
 
-def _window(source: sa.FromClause, where: list, arrival: sa.ColumnElement, extra: sa.ColumnElement) -> sa.Subquery:
+def _window(source: sa.FromClause, where: list, arrival: sa.ColumnElement, *extra: sa.ColumnElement) -> sa.Subquery:
     return (
-        sa.select(emails.c.id, emails.c.date, extra)
+        sa.select(emails.c.id, emails.c.date, *extra)
         .select_from(source)
         .where(*where)
         .order_by(arrival.desc())
         .limit(RANK_WINDOW)
         .subquery("window")
     )
+
+
+def _ranks(conn: Connection, tree: Node) -> bool:
+    """Whether the tree has words to rank by (else relevance is simply newest first)."""
+    return _Compiler(conn.dialect.name).split(tree)[0] is not None
 
 
 def _index_count(conn: Connection, tree: Node) -> sa.Select | None:
@@ -259,13 +275,22 @@ def count(conn: Connection, tree: Node, *, list_id: int | None = None) -> int:
 
 def search(conn: Connection, tree: Node, *, list_id: int | None = None, sort: str = "relevance", page: Page) -> Found:
     """One page of the emails `tree` finds on public lists, with their scores and the exact count.
-    By relevance, the page is ranked among the RANK_WINDOW latest matching arrivals; by date,
-    among all."""
+    By relevance, the RANK_WINDOW latest matching arrivals are ranked first, then the other
+    matches follow, latest arrival first, their score None; by date, all are ordered."""
     ids, counting = _statement(conn, tree, list_id, sort)
-    window = page.bound()
-    hits = conn.execute(ids.limit(window["limit"]).offset(window["offset"])).all()
-    fast = _index_count(conn, tree) if list_id is None else None
-    total = conn.execute(fast if fast is not None else counting).scalar_one()
+    limit, offset = page.bound()["limit"], page.bound()["offset"]
+    windowed = sort == "relevance" and _ranks(conn, tree)
+    hits = conn.execute(ids.limit(limit).offset(offset)).all() if offset < RANK_WINDOW or not windowed else []
+    if windowed and offset + limit > RANK_WINDOW:
+        # Past the ranked window, the other matches follow, latest arrival first, without a score.
+        rest, _ = _statement(conn, tree, list_id, "arrival")
+        skip = RANK_WINDOW + max(0, offset - RANK_WINDOW)
+        hits = [*hits, *conn.execute(rest.limit(limit - len(hits)).offset(skip)).all()]
+    if hits and hits[0].total is not None:
+        total = hits[0].total
+    else:
+        fast = _index_count(conn, tree) if list_id is None else None
+        total = conn.execute(fast if fast is not None else counting).scalar_one()
     rows = emails_by_id(conn, [hit.id for hit in hits])
     return Found(total, rows, [None if hit.score is None else float(hit.score) for hit in hits])
 
