@@ -259,7 +259,8 @@ def matching_ids(
     conn: Connection, tree: Node, *, list_id: int | None = None, sort: str = "date-desc", limit: int | None = None
 ) -> list[int]:
     """The ids of the emails `tree` finds on public lists (of `list_id` alone when given), in
-    `sort` order, at most `limit` of them."""
+    `sort` order, at most `limit` of them. By date every match; by relevance the ranked window
+    (RANK_WINDOW ids at most): exports and feeds ask by date."""
     ids, _ = _statement(conn, tree, list_id, sort)
     if limit is not None:
         ids = ids.limit(limit)
