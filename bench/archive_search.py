@@ -1,6 +1,6 @@
 """Archive search (issue 24) on the real corpus, on each backend given:
 
-    python -m bench.archive_search [--backends sqlite,postgresql] [--repeat 50]
+    python -m bench.archive_search [--backends sqlite,postgresql] [--repeat 50] [--mix-only]
 
 For each backend, in one run:
 1. the corpus of shared/data/mail imported into a fresh database twice, once as migrated (the
@@ -27,6 +27,7 @@ import sqlalchemy as sa
 
 from bench.common import (
     MAIL,
+    OUT,
     Server,
     label,
     percentile,
@@ -134,15 +135,37 @@ def timed_mix(url: str, repeat: int) -> list[tuple[str, str, int, float, float]]
     return rows
 
 
+TABLE_HEAD = ["| query | q | results | median ms | p95 ms |", "|---|---|---:|---:|---:|"]
+
+
+def scratch_url(backend: str) -> str:
+    return f"sqlite:///{OUT / 'scratch_search.db'}" if backend == "sqlite" else pg_url("sathub_bench_search")
+
+
+def mix_rows(url: str, repeat: int) -> list[str]:
+    return [
+        f"| {name} | `{query}` | {found} | {median:.2f} | {p95:.2f} |"
+        for name, query, found, median, p95 in timed_mix(url, repeat)
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument(
+        "--mix-only", action="store_true", help="time the query mix on the databases a previous run imported"
+    )
     args = parser.parse_args()
     lines = [f"# Archive search, {label('the real corpus')}", ""]
     for backend in args.backends.split(","):
         if backend == "postgresql" and not postgres_running():
             lines.append("PostgreSQL: not running, skipped.")
+            continue
+        if args.mix_only:
+            url = scratch_url(backend)
+            lines += [f"## {backend}", "", "(the query mix only, on the database of an earlier run)", ""]
+            lines += [*TABLE_HEAD, *mix_rows(url, args.repeat), ""]
             continue
         plain, plain_count = imported(fresh(backend, "search_plain"), indexed=False)
         url = fresh(backend, "search")
@@ -161,11 +184,9 @@ def main() -> None:
             f"({sizes['index_bytes'] / sizes['text_bytes']:.2f}x)"
             + (f"; with its table of tsvectors {table / 1e6:.1f} MB." if table else "."),
             "",
-            "| query | q | results | median ms | p95 ms |",
-            "|---|---|---:|---:|---:|",
+            *TABLE_HEAD,
         ]
-        for name, query, found, median, p95 in timed_mix(url, args.repeat):
-            lines.append(f"| {name} | `{query}` | {found} | {median:.2f} | {p95:.2f} |")
+        lines += mix_rows(url, args.repeat)
         lines.append("")
     text = "\n".join(lines)
     write_out(f"archive_search_{args.backends.replace(',', '_')}.md", text)
