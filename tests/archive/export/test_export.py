@@ -190,3 +190,10 @@ def test_a_client_that_goes_away_stops_the_reads(engine, settings, tmp_path, mon
     asyncio.run(app(scope, receive, send))  # returns: nobody is left to answer
     assert reads == [1]  # the first chunk was read and sent; the send failed; nothing more was read
     assert endpoint.SLOTS.running == 0
+
+
+def test_a_name_that_is_not_ascii_goes_in_filename_star(client, engine, tmp_path):
+    import_fixture(engine, tmp_path)
+    response = client.get(f"/archive/list/{LIST}/export/Gr%C3%BC%C3%9Fe.mbox.gz")
+    assert response.status_code == 200
+    assert response.headers["content-disposition"] == "attachment; filename*=UTF-8''Gr%C3%BC%C3%9Fe.mbox.gz"
