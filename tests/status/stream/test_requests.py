@@ -25,7 +25,8 @@ from tests.status.stream.sse import Listener
         ("", {"Last-Event-ID": "abc"}, 400, "invalid_parameter", {"Last-Event-ID": "abc"}),
         ("?last_event_id=-3", {}, 400, "invalid_parameter", {"last_event_id": "-3"}),
         ("?status=Loud", {}, 400, "invalid_status", None),
-        ("?name=AO-91&name=NO-SUCH-SAT", {}, 404, "satellite_not_found", None),
+        ("?name=AO-91&name=NO-SUCH-SAT", {}, 404, "satellite_not_found", {"name": "NO-SUCH-SAT"}),
+        ("?" + "&".join(["name=AO-91"] * 101), {}, 400, "invalid_parameter", {"name": 101}),
     ],
 )
 def test_refusals_are_the_envelope(client, engine, query, headers, status, code, details):
@@ -40,9 +41,10 @@ def test_refusals_are_the_envelope(client, engine, query, headers, status, code,
 def test_methods(client, engine):
     seed_catalog(engine)
     refused = client.post("/api/v2/stream")
-    assert refused.status_code == 405 and refused.headers["allow"] == "GET"
+    assert refused.status_code == 405 and refused.headers["allow"] == "GET, HEAD"
     assert refused.json()["error"]["code"] == "method_not_allowed"
-    assert client.options("/api/v2/stream").status_code == 204
+    preflight = client.options("/api/v2/stream")
+    assert preflight.status_code == 204 and preflight.headers["access-control-allow-headers"] == "Last-Event-ID"
     head = client.head("/api/v2/stream?name=ao-91&status=Telemetry")  # aliases accepted, as v1 does
     assert head.status_code == 200 and head.headers["content-type"] == "text/event-stream; charset=utf-8"
     assert head.content == b""

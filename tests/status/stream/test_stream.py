@@ -42,6 +42,7 @@ def test_delivery_across_processes_filters_and_resume(engine, database_url):
         assert everything.response_headers["content-type"] == "text/event-stream; charset=utf-8"
         assert everything.response_headers["cache-control"] == "no-store"
         assert everything.response_headers["x-accel-buffering"] == "no"
+        assert everything.response_headers["x-amsat-api-version"] == "2.0.0"
 
         sent = time.monotonic()
         first = post(b, "AO-91", "Heard", "W5API")  # into the other process
@@ -135,7 +136,7 @@ def test_the_cap_answers_503_with_retry_after(engine, database_url):
             assert third.status == 503
             assert third.response_headers["retry-after"] == "30"
             assert third.response_headers["content-type"] == "application/json; charset=utf-8"
-            assert b'"code": "too_many_subscribers"' in third.body
+            assert b'"code":"too_many_subscribers"' in third.body
         one.close()
         deadline = time.monotonic() + 5
         while True:  # the server sees the hang-up and frees the place

@@ -18,13 +18,14 @@ from starlette.types import Receive, Scope, Send
 
 from sathub.db.engines import UNREACHABLE
 from sathub.server.http_protocol import CONNECTION_HOOKS
-from sathub.status.api import query
-from sathub.status.api.responses import ApiError, endpoint
+from sathub.status.api import query, v2_params
+from sathub.status.api.responses import ApiError
+from sathub.status.api.v2_answers import API_VERSION, endpoint
 from sathub.status.cache import answers_of
 from sathub.status.push.hub import EventHub, HubFull, Subscriber
 from sathub.status.push.messages import HEARTBEAT, PREAMBLE, Filter, gap, parse_last_event_id
-from sathub.status.rules import normalize_report
 from sathub.status.store.catalog import resolve_api_name
+from sathub.status.store.reports import stored_name
 from sathub.web import engine_of, in_thread, settings_of
 
 HEARTBEAT_SECONDS = 15.0
@@ -36,6 +37,15 @@ HEADERS = {
     "X-Accel-Buffering": "no",  # nginx: pass each event on at once
     "X-Content-Type-Options": "nosniff",
     "Access-Control-Allow-Origin": "*",
+    "X-AMSAT-API-Version": API_VERSION,
+}
+# A cross-origin EventSource resumes with Last-Event-ID, which needs the preflight's leave.
+PREFLIGHT = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Headers": "Last-Event-ID",
+    "Access-Control-Allow-Methods": "GET, HEAD",
+    "Access-Control-Max-Age": "86400",
+    "Allow": "GET, HEAD",
 }
 log = logging.getLogger("sathub.status.stream")
 
@@ -56,27 +66,32 @@ def hub_of(request: Request) -> EventHub:
 
 
 def _statuses(request: Request) -> frozenset[str]:
-    values = set()
-    for raw in request.query_params.getlist("status"):
-        value = normalize_report(raw)
-        if value is None:
-            raise ApiError(400, "invalid_status", "Parameter 'status' must be a supported report value.")
-        values.add(value)
-    return frozenset(values)
+    value = v2_params.status(request)  # as GET /api/v2/reports reads it
+    return frozenset() if value is None else frozenset((value,))
 
 
-def _resolved(conn, names: list[str]) -> list[str | None]:
-    return [resolve_api_name(conn, name) for name in names]
+def _resolved(conn, given: tuple[str, ...]) -> frozenset[str] | ApiError:
+    """The names events are matched on (lower-cased): each given name and the API name it
+    resolves to (an API, display or retired name, else a name reports are stored under), as
+    GET /api/v2/reports matches them; a 404 for the first that is none."""
+    matched: set[str] = set()
+    for name in given:
+        found = resolve_api_name(conn, name) or stored_name(conn, name)
+        if found is None:
+            message = f"No satellite matched the requested name '{name}'."
+            return ApiError(404, "satellite_not_found", message, {"name": name})
+        matched.update((name.lower(), found.lower()))
+    return frozenset(matched)
 
 
 async def _names(request: Request) -> frozenset[str]:
-    given = [name.strip() for name in request.query_params.getlist("name") if name.strip()]
+    given = v2_params.names(request)
     if not given:
         return frozenset()
     resolved = await in_thread(request, _resolved, given)
-    if None in resolved:
-        raise ApiError(404, "satellite_not_found", "No satellite matched the requested name.")
-    return frozenset(name.lower() for name in resolved if name is not None)
+    if isinstance(resolved, ApiError):
+        raise resolved
+    return resolved
 
 
 def _resume_from(request: Request) -> int | None:
@@ -89,8 +104,16 @@ def _resume_from(request: Request) -> int | None:
         raise ApiError(400, "invalid_parameter", f"{name} must be an event id (decimal digits).", {name: raw}) from None
 
 
-@endpoint("GET")
 async def stream(request: Request) -> Response:
+    """v2's method handling and errors (api/v2_answers.endpoint), with a preflight that lets
+    Last-Event-ID through."""
+    if request.method == "OPTIONS":
+        return Response(status_code=204, headers=PREFLIGHT)
+    return await _stream(request)
+
+
+@endpoint
+async def _stream(request: Request) -> Response:
     wanted = Filter(await _names(request), _statuses(request))
     after = _resume_from(request)
     if request.method == "HEAD":
