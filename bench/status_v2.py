@@ -45,11 +45,12 @@ def path_of(url: str) -> str:
     return f"{parts.path}?{parts.query}"
 
 
-async def walk(port: int, start: str) -> tuple[list[float], str, int]:
-    """(ms per page, the last page's path, reports seen), following links.next to the end."""
+async def walk(port: int, start: str) -> tuple[list[float], list[str], int]:
+    """(ms per page, every page's path, reports seen), following links.next to the end."""
     conn = HttpConnection(port)
     timings: list[float] = []
-    path, last, seen = start, start, 0
+    paths: list[str] = []
+    path, seen = start, 0
     while path:
         sent = time.monotonic()
         status, _, body = await conn.request("GET", path)
@@ -57,10 +58,11 @@ async def walk(port: int, start: str) -> tuple[list[float], str, int]:
         assert status == 200, (status, body[:200])
         page = json.loads(body)
         seen += page["meta"]["count"]
-        last, following = path, page["links"]["next"]
+        paths.append(path)
+        following = page["links"]["next"]
         path = path_of(following) if following else ""
     await conn.close()
-    return timings, last, seen
+    return timings, paths, seen
 
 
 async def alternate(port: int, paths: list[str], repeat: int) -> list[list[float]]:
@@ -115,22 +117,26 @@ def offset_page_ms(url: str, offset: int, repeat: int) -> list[float]:
     return timings
 
 
-def keyset_page_ms(url: str, path: str, repeat: int) -> list[float]:
-    """The same last page through the store's keyset statement, SQL only (read from its cursor)."""
+def keyset_pages_ms(url: str, paths: list[str], repeat: int) -> list[list[float]]:
+    """The store's keyset statement of each page (read from its path's cursor; page 1 has none),
+    SQL only, the pages in turn."""
     from starlette.datastructures import QueryParams
 
     from sathub.status.api import v2_params
 
-    cursor = QueryParams(urlsplit(path).query)["cursor"]
     search = v2_params.fingerprint(v2_reads.ReportFilter(), False)
-    after = v2_params.read_cursor(cursor, search)
+    afters = []
+    for path in paths:
+        cursor = QueryParams(urlsplit(path).query).get("cursor")
+        afters.append(None if cursor is None else v2_params.read_cursor(cursor, search))
     engine = db.create_engine(url)
-    timings = []
+    timings: list[list[float]] = [[] for _ in paths]
     with engine.connect() as conn:
         for _ in range(repeat):
-            sent = time.monotonic()
-            v2_reads.report_page(conn, v2_reads.ReportFilter(), ascending=False, after=after, limit=LIMIT + 1)
-            timings.append((time.monotonic() - sent) * 1000)
+            for i, after in enumerate(afters):
+                sent = time.monotonic()
+                v2_reads.report_page(conn, v2_reads.ReportFilter(), ascending=False, after=after, limit=LIMIT + 1)
+                timings[i].append((time.monotonic() - sent) * 1000)
     engine.dispose()
     return timings
 
@@ -164,11 +170,12 @@ def main() -> None:
     with Server.sathub(args.database_url, workers=2, log=f"status_v2_{backend}") as server:
         start = f"/api/v2/reports?limit={LIMIT}"
         began = time.monotonic()
-        pages, last, seen = asyncio.run(walk(server.port, start))
+        pages, paths, seen = asyncio.run(walk(server.port, start))
+        last = paths[-1]
         walked = time.monotonic() - began
         first_pages, last_pages = pages[:100], pages[-100:]
         repeated = asyncio.run(alternate(server.port, [start, last], args.repeat))
-        keyset_sql = keyset_page_ms(args.database_url, last, args.repeat)
+        page_1_sql, page_2_sql, keyset_sql = keyset_pages_ms(args.database_url, [start, paths[1], last], args.repeat)
         offset_sql = offset_page_ms(args.database_url, (len(pages) - 1) * LIMIT, max(5, args.repeat // 20))
         lines += [
             f"Walk of {len(pages):,} pages of {LIMIT} ({seen:,} reports, newest first, one keep-alive connection): "
@@ -180,11 +187,14 @@ def main() -> None:
             row(f"walk: pages {len(pages) - 99:,}-{len(pages):,} (HTTP, cache miss)", last_pages),
             row("page 1, asked again (HTTP, miss)", repeated[0]),
             row(f"page {len(pages):,}, asked again (HTTP, miss)", repeated[1]),
+            row("page 1: the statement, no cursor (SQL only)", page_1_sql),
+            row("page 2: the keyset statement (SQL only)", page_2_sql),
             row(f"page {len(pages):,}: the keyset statement (SQL only)", keyset_sql),
             row(f"page {len(pages):,} as LIMIT/OFFSET (SQL only)", offset_sql),
             "",
             f"Page {len(pages):,} / page 1 (HTTP medians): "
-            f"{statistics.median(repeated[1]) / statistics.median(repeated[0]):.2f}; "
+            f"{statistics.median(repeated[1]) / statistics.median(repeated[0]):.2f}; page {len(pages):,} / page 2 "
+            f"(SQL medians): {statistics.median(keyset_sql) / statistics.median(page_2_sql):.2f}; "
             f"OFFSET / keyset for page {len(pages):,} (SQL medians): "
             f"{statistics.median(offset_sql) / statistics.median(keyset_sql):.0f}x.",
             "",
