@@ -197,3 +197,19 @@ def test_ids_are_gap_free_in_commit_order_under_concurrent_writers(engine):
     end = _position(engine)
     assert seen == list(range(start + 1, end + 1))
     assert sum(1 for row in _since(engine, start) if row.kind == "report") == 60
+
+
+def test_a_satellite_with_reports_from_before_the_events_keeps_its_latest_block_current(engine):
+    """Reports stored before migration 0009 have no recorded cell: the current cell is then the
+    block of the satellite's latest report (report_totals), not the older block a backfill touches."""
+    seed_catalog(engine)
+    now = datetime.now(UTC).replace(minute=10, second=0, microsecond=0)
+    store_report(engine, "AO-91", now, callsign="K1ABC")
+    with db.connect(engine, write=True) as conn:
+        conn.execute(sa.text("DELETE FROM report_event_cells"))
+    start = _position(engine)
+    store_report(engine, "AO-91", now - timedelta(hours=10), callsign="K2ABC", report="Not Heard")
+    cell = [row for row in _since(engine, start) if row.kind == "cell"]
+    assert [(row.day, row.hour, row.heard, row.not_heard, row.before_day) for row in cell] == [
+        (now.date(), (now.hour // 2) * 2, 1, 0, None)
+    ]

@@ -90,18 +90,26 @@ def upgrade() -> None:
         _sqlite_triggers()
 
 
-def _newest_cell(name: str) -> str:
-    """The newest two-hour block with reports of the satellite named `name` (as stored), with the
-    count of each report value in it: one backward range of the slot index (lower(name), day,
-    hour, ...) for the block, one short range for its reports."""
+def _newest_cell(name: str, written: str) -> str:
+    """The current cell of the satellite named `name` (as stored) after a write, with the count of
+    each report value in it. The current cell is its newest two-hour block with reports: the
+    newest of the block the write touched (`written`, a query of one row: day, hour), the current
+    cell recorded before (report_event_cells) or, for a satellite with none recorded yet, the
+    block of its latest report (report_totals: kept by the writes, up to the statement before).
+    So no query scans a satellite's reports: only the reports of the one block are counted."""
     sums = ", ".join(
         f"sum(CASE WHEN r.report = '{value}' THEN 1 ELSE 0 END) AS {count}"
         for value, count in zip(VALUES, COUNTS, strict=True)
     )
+    recorded = f"SELECT day, hour FROM report_event_cells WHERE name = {name}"
+    latest = (
+        f"SELECT latest_day, (latest_hour / 2) * 2 FROM report_totals WHERE name_key = lower({name}) "
+        f"AND NOT EXISTS ({recorded})"
+    )
     return (
         f"SELECT b.day, b.hour, {sums} FROM ("
-        f"SELECT day, (hour / 2) * 2 AS hour FROM reports WHERE lower(name) = lower({name}) AND name = {name} "
-        f"ORDER BY lower(name) DESC, day DESC, hour DESC LIMIT 1) b "
+        f"SELECT day, hour FROM ({written} UNION ALL {recorded} UNION ALL {latest}) candidates "
+        f"ORDER BY day DESC, hour DESC LIMIT 1) b "
         f"JOIN reports r ON lower(r.name) = lower({name}) AND r.name = {name} "
         f"AND r.day = b.day AND r.hour IN (b.hour, b.hour + 1) GROUP BY b.day, b.hour"
     )
@@ -114,6 +122,12 @@ def _cell_differs(new: str, old: str) -> str:
 
 
 SQLITE_NOW = "CAST(strftime('%s', 'now') AS INTEGER)"
+SQLITE_WRITTEN = "SELECT NEW.day AS day, (NEW.hour / 2) * 2 AS hour"
+# The newest block a statement wrote for `satellite` (PostgreSQL: its transition table).
+POSTGRESQL_WRITTEN = (
+    "SELECT * FROM (SELECT day, (hour / 2) * 2 AS hour FROM new_rows WHERE name = satellite "
+    "ORDER BY day DESC, hour DESC LIMIT 1) w"
+)
 NEXT_ID = "(SELECT last_event_id FROM data_revision WHERE id = 1) + 1"
 TAKE_ID = (
     "UPDATE data_revision SET last_event_id = last_event_id + 1 "
@@ -128,7 +142,7 @@ def _sqlite_triggers() -> None:
     cell = (
         f"INSERT INTO report_events ({CELL_COLUMNS}) "
         f"SELECT {NEXT_ID}, 'cell', {SQLITE_NOW}, NEW.name, c.day, c.hour, {', '.join('c.' + c for c in COUNTS)}, "
-        f"p.day, p.hour, {befores} FROM ({_newest_cell('NEW.name')}) c "
+        f"p.day, p.hour, {befores} FROM ({_newest_cell('NEW.name', SQLITE_WRITTEN)}) c "
         f"LEFT JOIN report_event_cells p ON p.name = NEW.name WHERE {_cell_differs('c', 'p')}; "
         f"{TAKE_ID} "
         f"INSERT INTO report_event_cells (name, day, hour, {', '.join(COUNTS)}) "
@@ -175,7 +189,7 @@ def _postgresql_triggers() -> None:
             FOR satellite IN SELECT DISTINCT name FROM new_rows ORDER BY name LOOP
                 INSERT INTO report_events ({CELL_COLUMNS})
                 SELECT last + 1, 'cell', now_s, satellite, c.day, c.hour, {cell_values}, p.day, p.hour, {befores}
-                FROM ({_newest_cell("satellite")}) c
+                FROM ({_newest_cell("satellite", POSTGRESQL_WRITTEN)}) c
                 LEFT JOIN report_event_cells p ON p.name = satellite
                 WHERE {_cell_differs("c", "p")};
                 IF FOUND THEN
