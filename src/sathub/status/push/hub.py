@@ -31,6 +31,10 @@ from sathub.status.store import events as store
 READ_LIMIT = 1000  # events per read, the hub's and a catching-up subscriber's
 MAX_QUEUED_BYTES = 1 << 20  # queued for one subscriber beyond this: it is not reading, drop it
 PRUNE_EVERY_SECONDS = 600.0
+# After each read the hub rests this long: an event committed while the hub idles is read at once,
+# and under a burst of writes one read takes the events of many commits, so the hub costs the
+# writers a bounded number of reads a second (20), not one per commit.
+REST_SECONDS = 0.05
 log = logging.getLogger("sathub.status.stream")
 
 
@@ -116,6 +120,7 @@ class EventHub:
             try:
                 await self._read_new()
                 await self._prune_now_and_then()
+                await asyncio.sleep(REST_SECONDS)
             except UNREACHABLE as exc:
                 log.warning("stream: database unavailable (%s); reading again on the next wake-up", exc)
                 await asyncio.sleep(1)
