@@ -198,14 +198,17 @@ def _statement(conn: Connection, tree: Node, list_id: int | None, sort: str) -> 
         # (= id) order, and SQLite scores only the rows the window keeps.
         if compiler.postgresql:
             # `+ 0`: PostgreSQL sorts the match's rows, instead of walking emails in id order and
-            # testing each against the match
-            window = _window(source, where, emails.c.id + 0, _PG.c.document, _TOTAL)
-            score: sa.ColumnElement = sa.func.ts_rank(window.c.document, _ts(ranked or matched))
+            # testing each against the match. The window keeps ids only; the thousand documents
+            # are read again by key to be ranked.
+            window = _window(source, where, emails.c.id + 0, _TOTAL)
+            ranked_documents: sa.FromClause = window.join(_RANKED, _RANKED.c.email_id == window.c.id)
+            score: sa.ColumnElement = sa.func.ts_rank(_RANKED.c.document, _ts(ranked or matched))
         else:
             window = _window(source, where, _FTS.c.rowid, (-sa.func.bm25(_FTS_NAME, *_BM25)).label("score"), _NO_TOTAL)
-            score = window.c.score
+            ranked_documents, score = window, window.c.score
         ranking = (score.desc(), window.c.date.desc(), window.c.id.desc())
-        return sa.select(window.c.id, score.label("score"), window.c.total).order_by(*ranking), count
+        ids = sa.select(window.c.id, score.label("score"), window.c.total).select_from(ranked_documents)
+        return ids.order_by(*ranking), count
     if sort == "arrival":  # what follows the relevance window: the other matches, latest first
         order: tuple = ((emails.c.id + 0).desc(),) if compiler.postgresql else (emails.c.id.desc(),)
     else:
@@ -218,6 +221,7 @@ def _statement(conn: Connection, tree: Node, list_id: int | None, sort: str) -> 
 # PostgreSQL reads every match to sort it anyway: the count rides along (one scan of the match,
 # not two). SQLite streams the window from FTS5 in rowid order and counts from the index instead.
 _TOTAL = sa.func.count().over().label("total")
+_RANKED = _PG.alias("ranked")
 _NO_TOTAL = sa.null().label("total")
 
 
