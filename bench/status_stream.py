@@ -202,6 +202,7 @@ async def fanout(
         result["open_seconds"] = time.monotonic() - started
         await asyncio.sleep(2)
         result["rss_before_kib"], result["rss_with_kib"] = base, rss_kib(server.pid)
+        await connection.close()  # idle past uvicorn's keep-alive while they opened: a new one
         spreads: list[float] = []
         each: list[float] = []
         for n in range(fanout_posts):
