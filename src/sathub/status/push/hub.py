@@ -81,6 +81,8 @@ class EventHub:
         if len(self.subscribers) >= self.max_subscribers:
             raise HubFull
         position = await self._start()
+        if not self.subscribers:  # nobody listened: the hub did not follow the commits meanwhile
+            position = self.position = max(position, await run_in_threadpool(self._read, store.watermark))
         subscriber = Subscriber(wanted, position if after is None else min(after, position))
         self.subscribers.add(subscriber)
         return subscriber
@@ -130,13 +132,12 @@ class EventHub:
 
     async def _read_new(self) -> None:
         """Read every event committed since the hub's position, a page at a time, and give each
-        live subscriber its share. With nobody listening only the position moves."""
+        live subscriber its share. With nobody listening, nothing is read."""
         while True:
             assert self.position is not None
             start = self.position
             if not self.subscribers:
-                self.position = max(start, await run_in_threadpool(self._read, store.watermark))
-                return
+                return  # nothing to read for: the next first subscriber reads the watermark
             upto, rows = await run_in_threadpool(self._read, _new_events, start)
             if upto > start:
                 self._publish(start, upto, messages(rows))

@@ -38,6 +38,7 @@ class Wakeups:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.stopped = threading.Event()
         self._poller: asyncio.Task | None = None
+        self._pending = False  # a wake-up is queued on the loop already: the next commits ride on it
 
     def start(self) -> None:
         self.loop = asyncio.get_running_loop()
@@ -59,9 +60,17 @@ class Wakeups:
         self._wake_soon()
 
     def _wake_soon(self) -> None:
+        """From any thread: one queued wake-up for any number of commits (a burst of writes must
+        not queue one callback, and take the GIL once more, per commit)."""
         loop = self.loop
-        if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self.wake)
+        if self._pending or loop is None or loop.is_closed():
+            return
+        self._pending = True
+        loop.call_soon_threadsafe(self._deliver)
+
+    def _deliver(self) -> None:
+        self._pending = False
+        self.wake()
 
     async def _poll(self) -> None:
         seen = None
