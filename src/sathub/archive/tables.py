@@ -88,6 +88,9 @@ attachments = sa.Table(
     sa.UniqueConstraint("email_id", "counter", name="attachments_email_counter"),
 )
 
+# A list's emails in arrival order, for the mbox export's pages (migration 0008).
+sa.Index("emails_list_arrival", emails.c.list_id, emails.c.id)
+
 # Each message's source as received (migration 0008): headers and body without the mbox `From `
 # line (kept in `envelope`), compressed as `compression` says; no row for mail archived before.
 email_sources = sa.Table(

@@ -1,4 +1,5 @@
-"""Migration 0008 creates exactly email_sources and pipermail_numbers of sathub/archive/tables.py."""
+"""Migration 0008 creates exactly email_sources, pipermail_numbers and the index emails_list_arrival of
+sathub/archive/tables.py."""
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -11,6 +12,8 @@ OURS = {"email_sources", "pipermail_numbers"}
 
 
 def ours_only(obj, name, type_, reflected, compare_to) -> bool:
+    if type_ == "index":
+        return name == "emails_list_arrival"
     table = obj if type_ == "table" else getattr(obj, "table", None)
     return table is not None and table.name in OURS
 

@@ -9,7 +9,7 @@ its own, not a column of `emails`: listing and thread reads never touch these by
 
 `pipermail_numbers` maps the numbers of Mailman 2's pipermail pages (`000123.html`) of a list
 to the message that had it; only an import that declares its files the list's complete archive
-records them.
+records them. The index `emails_list_arrival` serves the export's walk of a list in arrival order.
 
 Revision ID: 0008
 Revises: 0007
@@ -25,6 +25,9 @@ depends_on = None
 
 
 def upgrade() -> None:
+    # The export walks a list's emails in arrival order, a page at a time: without this index a
+    # small list's page scans the emails of every list (the rowid/primary key order).
+    op.create_index("emails_list_arrival", "emails", ["list_id", "id"])
     op.create_table(
         "email_sources",
         sa.Column("email_id", sa.Integer, sa.ForeignKey("emails.id", ondelete="CASCADE"), primary_key=True),
@@ -42,5 +45,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("emails_list_arrival", table_name="emails")
     op.drop_table("pipermail_numbers")
     op.drop_table("email_sources")
