@@ -157,3 +157,19 @@ def test_the_stream_ends_cleanly_when_the_server_stops(engine, database_url):
     # sathub_server has sent SIGTERM and waited for the process (it kills it after 10 s)
     assert listener.wait_until_ended(5) == "clean"
     assert time.monotonic() - stopped < 8
+
+
+def test_postgresql_listens_on_one_connection_per_process(engine, database_url):
+    if not database_url.startswith("postgresql"):
+        pytest.skip("LISTEN/NOTIFY is PostgreSQL's")
+    with sathub_server(database_url) as root:
+        listeners = [Listener(f"{root}/api/v2/stream?name=AO-91") for _ in range(5)]
+        time.sleep(1)
+        with engine.connect() as conn:
+            listening = conn.exec_driver_sql(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND starts_with(query, 'LISTEN')"
+            ).scalar()
+        assert listening == 1
+        for listener in listeners:
+            listener.close()
