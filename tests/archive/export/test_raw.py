@@ -141,3 +141,16 @@ def test_three_is_latin_1(client, engine, tmp_path):
     import_fixture(engine, tmp_path)
     response = client.get(raw_url(HASHES[2]))
     assert response.content.decode(response.charset_encoding or "ascii") == THREE.decode("latin-1")
+
+
+def test_the_archiver_door_keeps_what_mailman_posted(engine, settings):
+    """Through HTTP, as Mailman's plugin calls: the multipart upload's bytes come back from /raw."""
+    from tests.archive.mailman.test_endpoints import make_client, post
+
+    posted = raw_message("door@x", sender="Zoë <zoe@example.com>", subject="=?utf-8?q?Gr=C3=BC=C3=9Fe?=", body="é\r\n")
+    with make_client(engine, settings) as client:
+        answer = post(client, posted)
+        assert answer.status_code == 200
+        url = answer.json()["url"].removeprefix("http://sathub.test")
+        assert client.get(url + "raw").content == posted
+        assert client.get(url + "raw?download=1").headers["content-type"] == "message/rfc822"
