@@ -1,0 +1,155 @@
+"""sathub's mbox export beside public-inbox 1.9's, side by side in one run, over HTTP.
+
+    apt-get install public-inbox     # Debian's package (1.9 on bookworm)
+    python -m bench.archive_export_public_inbox [--database-url URL] [--repeat 5]
+
+python-committers is exported through sathub's door (mboxrd), imported into a public-inbox v2
+inbox with public-inbox's own reader (PublicInbox::MboxReader->mboxrd, the check that it reads
+sathub's mboxrd) and indexed at level medium (Xapian: `?x=m` needs search). Then, alternating
+request by request, against `public-inbox-httpd` and `sathub serve` (1 worker each): the whole
+inbox (public-inbox: POST `/pc/?q=d:19700101..&x=m`; sathub: `…/export/<name>.mbox.gz`) and the
+109-message thread "Transfer of power" (public-inbox: `/pc/<root Message-ID>/t.mbox.gz`; sathub:
+`?thread=<id>`): first byte and whole answer, medians. The inbox and its PI_CONFIG live under
+bench/out/public-inbox/ (the user's ~/.public-inbox is not touched). Writes
+bench/out/archive_export_public_inbox.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import shutil
+import statistics
+import subprocess
+import time
+import urllib.request
+
+from starlette.testclient import TestClient
+
+from bench.archive_export import _corpus_engine, _timed
+from bench.common import OUT, Server, free_port, label, write_out
+from sathub.app import create_app
+from sathub.config import Settings
+
+LIST = "python-committers@python.org"
+THREAD_ROOT = "CAP7+vJ+oK5q8a3kxizcbgUrrhwhOBbDj9VhSSNwZ0XgiOuBztQ@mail.gmail.com"  # "Transfer of power"
+THREAD_ID = "GQONAGWBBFRHVRUPU7RNBM75MHKGUFJN"
+IMPORT = r"""
+use strict; use warnings;
+use PublicInbox::Config; use PublicInbox::InboxWritable; use PublicInbox::MboxReader;
+my ($name, $file) = @ARGV;
+my $ibx = PublicInbox::InboxWritable->new(PublicInbox::Config->new->lookup_name($name));
+my $im = $ibx->importer(0);
+open my $fh, '<', $file or die $!;
+my $n = 0;
+PublicInbox::MboxReader->mboxrd($fh, sub { $im->add($_[0]) and $n++ });
+$im->done;
+print "$n\n";
+"""
+
+
+def public_inbox(folder, mbox, env) -> int:
+    """A fresh v2 inbox `pc` of the mbox, indexed for search; returns the messages it took."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    subprocess.run(
+        ["public-inbox-init", "-V2", "-L", "medium", "pc", str(folder / "pc"), "http://127.0.0.1/pc", LIST],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    added = subprocess.run(["perl", "-e", IMPORT, "pc", str(mbox)], env=env, check=True, capture_output=True, text=True)
+    subprocess.run(["public-inbox-index", str(folder / "pc")], env=env, check=True, capture_output=True)
+    return int(added.stdout.split()[-1])
+
+
+def _posted(base: str, path: str, repeat: int) -> list[tuple[float, float, int]]:
+    """_timed for public-inbox's search export, which is a POST."""
+    timings = []
+    for _ in range(repeat):
+        started = time.monotonic()
+        with urllib.request.urlopen(urllib.request.Request(base + path, data=b"", method="POST")) as response:
+            response.read(1)
+            first = time.monotonic() - started
+            size = 1 + len(response.read())
+            timings.append((first, time.monotonic() - started, size))
+    return timings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--database-url", default=f"sqlite:///{OUT / 'archive_export_corpus.db'}")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    if not shutil.which("public-inbox-httpd"):
+        raise SystemExit("public-inbox is not installed (apt-get install public-inbox)")
+    folder = OUT / "public-inbox"
+    env = {**os.environ, "PI_CONFIG": str(folder / "config")}
+    engine = _corpus_engine(args.database_url)
+    settings = Settings(database_url=args.database_url, base_url="http://bench.test", secret_key="bench")
+    with TestClient(create_app(settings, engine=engine), base_url="http://bench.test") as client:
+        body = client.get(f"/archive/list/{LIST}/export/python-committers.mbox.gz").content
+    engine.dispose()
+    mbox = OUT / "archive_export_public_inbox.mbox"
+    mbox.write_bytes(gzip.decompress(body))
+    taken = public_inbox(folder, mbox, env)
+    port = free_port()
+    inbox = subprocess.Popen(
+        ["public-inbox-httpd", "-l", f"http://127.0.0.1:{port}"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    pi_base = f"http://127.0.0.1:{port}"
+    cases = {
+        "whole list (6,777 messages)": (
+            lambda base: _posted(base, "/pc/?q=d:19700101..&x=m", 1),
+            lambda base: _timed(base, f"/archive/list/{LIST}/export/python-committers.mbox.gz", 1),
+        ),
+        "thread of 109 messages": (
+            lambda base: _timed(base, f"/pc/{THREAD_ROOT}/t.mbox.gz", 1),
+            lambda base: _timed(base, f"/archive/list/{LIST}/export/thread.mbox.gz?thread={THREAD_ID}", 1),
+        ),
+    }
+    results: dict[tuple[str, str], list] = {}
+    try:
+        for _ in range(50):  # public-inbox-httpd up
+            try:
+                urllib.request.urlopen(pi_base + "/pc/").read()
+                break
+            except OSError:
+                time.sleep(0.2)
+        with Server.sathub(args.database_url, workers=1, log="archive_export_public_inbox") as server:
+            server.wait_up("/archive/api/lists/")
+            for _ in range(args.repeat):  # alternated, request by request
+                for case, (theirs, ours) in cases.items():
+                    results.setdefault((case, "public-inbox"), []).extend(theirs(pi_base))
+                    results.setdefault((case, "sathub"), []).extend(ours(server.base))
+    finally:
+        os.killpg(inbox.pid, 15)
+        inbox.wait()
+    rows = [
+        f"public-inbox took {taken:,} of the 6,777 messages of sathub's mboxrd export of {LIST}.",
+        "",
+        "| export | public-inbox first byte / whole | sathub first byte / whole | .gz bytes public-inbox / sathub |",
+        "|---|---|---|---|",
+    ]
+    for case in cases:
+        pi, ours = results[(case, "public-inbox")], results[(case, "sathub")]
+        rows.append(
+            f"| {case} | {statistics.median(t[0] for t in pi) * 1000:.0f} / "
+            f"{statistics.median(t[1] for t in pi) * 1000:.0f} ms "
+            f"| {statistics.median(t[0] for t in ours) * 1000:.0f} / "
+            f"{statistics.median(t[1] for t in ours) * 1000:.0f} ms "
+            f"| {pi[0][2]:,} / {ours[0][2]:,} |"
+        )
+    write_out(
+        "archive_export_public_inbox.md",
+        label(f"archive_export_public_inbox ({args.repeat} rounds, alternated)") + "\n\n" + "\n".join(rows),
+    )
+
+
+if __name__ == "__main__":
+    main()
