@@ -171,7 +171,7 @@ class EventStream(Response):
         while not (self.gone or subscriber.dropped or subscriber.closing):
             if subscriber.queue:
                 await self._send(send, subscriber.take())
-            elif hub.position is not None and subscriber.position < hub.position:
+            elif not subscriber.live and hub.position is not None and subscriber.behind_at < hub.position:
                 try:
                     made = await hub.catch_up(subscriber)
                 except UNREACHABLE as exc:  # the client reconnects with its Last-Event-ID
