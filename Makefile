@@ -43,7 +43,7 @@ test: install-test chromium lint
 	if mariadb -uroot -h127.0.0.1 -e 'select 1' >/dev/null 2>&1; then export SATHUB_TEST_MYSQL_URL=$${SATHUB_TEST_MYSQL_URL:-$(MYSQL_URL)}; \
 	  elif [ "$$CI" = true ]; then echo "MariaDB is not running (CI=true: nothing is skipped)"; exit 1; \
 	  else echo "MariaDB is not running: the legacy import's MariaDB tests are skipped"; fi; \
-	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 # the page tests again, saving their screenshots into docs/screenshots/
 screenshots: install-test chromium

@@ -3,7 +3,7 @@ every list is exported through the HTTP door, the exports are imported into a fr
 (`--mboxrd`), and the new database answers the API as the old one does (lists, emails, threads,
 senders, dates, texts, attachments), while every message's source is byte-identical to the
 original file's and to the old database's. Python's mailbox.mbox reads each export back to the
-same messages. Both backends; the corpus is the session's (test_importer_corpus)."""
+same messages. Both backends; the corpus is the session's (tests/archive/corpus.py)."""
 
 from __future__ import annotations
 
@@ -23,11 +23,12 @@ from sathub.archive.mail.ids import clean_message_id, message_id_hash
 from sathub.archive.mail.message import parse_email
 from sathub.archive.tables import attachments, email_sources, emails, mailing_lists
 from sathub.config import Settings
+from tests.archive.corpus import CORPUS_GROUP, EXPECTED, sources
 from tests.archive.export.fixtures import gunzip
-from tests.archive.ingest.test_importer_corpus import EXPECTED, corpus, sources  # noqa: F401 (fixture)
 from tests.conftest import POSTGRES_URL, fresh_postgres_database
 
 BASE = "http://sathub.test"
+pytestmark = CORPUS_GROUP
 SAMPLE = 20  # every 20th thread and email is also compared through its detail endpoint
 
 
@@ -37,7 +38,7 @@ def client_of(engine, url: str) -> TestClient:
 
 
 @pytest.fixture(scope="module")
-def round_trip(corpus, tmp_path_factory):  # noqa: F811
+def round_trip(corpus, tmp_path_factory):
     """(old client, new client, the exports' bytes by list, the new engine)."""
     folder = tmp_path_factory.mktemp("exports")
     old_url = corpus.engine.url.render_as_string(hide_password=False)
@@ -124,7 +125,7 @@ def stored(engine) -> dict[tuple[str, str], tuple]:
     return {key: (value[0], value[1], tuple(value[2])) for key, value in found.items()}
 
 
-def test_every_text_attachment_and_source_is_the_same_and_the_sources_are_the_originals(corpus, round_trip):  # noqa: F811
+def test_every_text_attachment_and_source_is_the_same_and_the_sources_are_the_originals(corpus, round_trip):
     _, _, _, engine = round_trip
     before, after = stored(corpus.engine), stored(engine)
     assert len(before) == sum(expected[0] for expected in EXPECTED.values())

@@ -1,7 +1,7 @@
 """The whole real corpus of shared/data/mail/ (22,087 mbox messages), imported once per backend.
 
-The corpus gets a database of its own (not the shared `engine` one, which other tests empty),
-built once per session for SQLite and, when SATHUB_TEST_POSTGRES_URL is set, PostgreSQL.
+The corpus gets a database of its own (tests/archive/corpus.py), built once per session for SQLite
+and, when SATHUB_TEST_POSTGRES_URL is set, PostgreSQL.
 
 Expected counts, per file (mbox messages = imported + duplicates + appended pieces + skipped):
 - gpsd-dev: 9,660 = 9,567 + 64 + 29. HyperKitty archives 9,596: it also archives the 29 pieces
@@ -19,70 +19,21 @@ Expected counts, per file (mbox messages = imported + duplicates + appended piec
 
 from __future__ import annotations
 
-import contextlib
 import random
 import re
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
-from sathub import db
 from sathub.archive.ingest.importer import import_archive
 from sathub.archive.ingest.sources import RawMessage, read_archives
 from sathub.archive.ingest.summary import ImportSummary
 from sathub.archive.mail.message import parse_email
 from sathub.archive.tables import emails, mailing_lists, senders, threads
+from tests.archive.corpus import CORPUS_GROUP, EDGE_LIST, EXPECTED, MAIL, extra_list, sources
 from tests.archive.import_checks import check_threads, list_id, snapshot
-from tests.conftest import BACKENDS, POSTGRES_URL, SHARED_DATA, fresh_postgres_database
 
-MAIL = SHARED_DATA / "mail"
-EDGE_LIST = "edge@example.com"
-# list -> (imported, duplicates, appended pieces, skipped)
-EXPECTED = {
-    "3gpp_tsg_sa_wg4_evs@list.etsi.org": (49, 1, 0, 0),
-    "gpsd-dev@lists.berlios.de": (9567, 64, 29, 0),
-    "gpsd-users@lists.berlios.de": (5548, 17, 4, 0),
-    "python-committers@python.org": (6777, 1, 5, 0),
-    EDGE_LIST: (15, 10, 0, 1),
-}
-
-
-def sources(name: str) -> list[Path]:
-    return [MAIL / "edge"] if name == EDGE_LIST else [MAIL / f"{name}.mbox.gz"]
-
-
-@dataclass
-class Corpus:
-    engine: sa.Engine
-    summaries: dict[str, ImportSummary]
-
-
-@pytest.fixture(scope="session", params=BACKENDS)
-def corpus(request, tmp_path_factory):
-    drop = None
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('corpus') / 'corpus.db'}"
-    else:
-        url, drop = fresh_postgres_database(POSTGRES_URL)
-    engine = db.create_engine(url)
-    db.upgrade(engine)
-    summaries = {name: import_archive(engine, name, sources(name)) for name in EXPECTED}
-    yield Corpus(engine, summaries)
-    engine.dispose()
-    if drop:
-        drop()
-
-
-@contextlib.contextmanager
-def extra_list(corpus: Corpus, name: str):
-    """A list imported by one test only, deleted afterwards so the other tests see the corpus."""
-    try:
-        yield name
-    finally:
-        with corpus.engine.begin() as conn:
-            conn.execute(mailing_lists.delete().where(mailing_lists.c.name == name))
+pytestmark = CORPUS_GROUP
 
 
 def counts(summary: ImportSummary) -> tuple[int, int, int, int]:

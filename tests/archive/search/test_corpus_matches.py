@@ -1,5 +1,5 @@
-"""Property tests on the real corpus (shared/data/mail, imported once per backend by the importer
-tests' `corpus` fixture): for random queries of every kind, the emails the database finds are
+"""Property tests on the real corpus (shared/data/mail, imported once per backend by the `corpus`
+fixture of tests/archive/corpus.py): for random queries of every kind, the emails the database finds are
 exactly those a brute-force Python scan over the stored emails finds (brute.py).
 
 PostgreSQL's tsvector keeps at most 16,383 positions per document and 256 per word, and the
@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 from sathub.archive.search.query import parse
 from sathub.archive.store import search
 from sathub.archive.tables import PRIVATE, attachments, emails, mailing_lists
-from tests.archive.ingest.test_importer_corpus import corpus  # noqa: F401 (the fixture)
+from tests.archive.corpus import CORPUS_GROUP
 from tests.archive.search.brute import Doc, matches, normal_words
 
+pytestmark = CORPUS_GROUP
 BODY_LIMIT, POSITIONS, PER_WORD = 250_000, 16_383, 256
 
 
@@ -59,7 +60,7 @@ def load(engine) -> tuple[list[Doc], set[int]]:
 
 
 @pytest.fixture(scope="module")
-def loaded(corpus):  # noqa: F811
+def loaded(corpus):
     docs, beyond = load(corpus.engine)
     pick = random.Random(24)
     samples = {name: [] for name in ("subject", "body", "sender", "files")}
