@@ -142,20 +142,34 @@ def render_page(template: str, **context) -> str:
     return _templates.get_template(template).render(**context)
 
 
-class WebPage(ArchiveEndpoint):
-    """The door of one page under one web prefix: `rows` reads, `template` renders; errors are pages."""
+class WebDoor(ArchiveEndpoint):
+    """A door under one web prefix (pages, feeds, sources, exports, pipermail links): its errors,
+    405s and 503s are HTML pages with a way back."""
 
     unavailable = "The archive is unavailable; try again later."
 
-    def __init__(self, web_prefix: str, rows, template: str, params: tuple[str, ...]) -> None:
-        self.web_prefix, self.rows, self.template, self.params = web_prefix, rows, template, params
+    def __init__(self, web_prefix: str) -> None:
+        self.web_prefix = web_prefix
 
     def not_allowed(self, method: str) -> str:
         return f"{method} is not allowed here."
 
+    def links(self, request: Request) -> PageLinks:
+        return page_links(request, self.web_prefix)
+
+    def render_error(self, request: Request, error: ArchiveError) -> Response:
+        return error_page(request, self.web_prefix, error, self.allow)
+
+
+class WebPage(WebDoor):
+    """The door of one page under one web prefix: `rows` reads, `template` renders."""
+
+    def __init__(self, web_prefix: str, rows, template: str, params: tuple[str, ...]) -> None:
+        super().__init__(web_prefix)
+        self.rows, self.template, self.params = rows, template, params
+
     async def respond(self, request: Request) -> Response:
-        site = site_url(request)
-        links = PageLinks(site + self.web_prefix, Links(site, self.web_prefix + "api/", None))
+        links = self.links(request)
         body = await in_thread(request, self._page, links, *(request.path_params[p] for p in self.params))
         return Response(body, headers=HEADERS)
 
@@ -164,14 +178,15 @@ class WebPage(ArchiveEndpoint):
         to render, which would otherwise stall every other request of the event loop."""
         return render_page(self.template, links=links, **self.rows(conn, *values))
 
-    def render_error(self, request: Request, error: ArchiveError) -> Response:
-        return error_page(request, self.web_prefix, error, self.allow)
+
+def page_links(request: Request, web_prefix: str) -> PageLinks:
+    site = site_url(request)
+    return PageLinks(site + web_prefix, Links(site, web_prefix + "api/", None))
 
 
 def error_page(request: Request, web_prefix: str, error: ArchiveError, allow: str) -> Response:
     """The HTML page of an ArchiveError (pages and feeds): its title, its text, a way back."""
-    site = site_url(request)
-    links = PageLinks(site + web_prefix, Links(site, web_prefix + "api/", None))
+    links = page_links(request, web_prefix)
     body = render_page("page_error.html", title=ERROR_TITLES[error.status], text=error.detail, links=links)
     extra = {"Allow": allow} if error.status == 405 else {}
     return Response(body, status_code=error.status, headers={**HEADERS, **extra})

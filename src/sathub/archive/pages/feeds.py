@@ -24,10 +24,10 @@ from starlette.responses import Response
 from starlette.routing import get_route_path
 
 from sathub.archive.access import HASH, LIST_ADDRESS, MAILMAN_ID, visible_list
-from sathub.archive.api.links import Links, quote_path
-from sathub.archive.edge import ArchiveEndpoint, ArchiveError
+from sathub.archive.api.links import quote_path
+from sathub.archive.edge import ArchiveError
 from sathub.archive.pages import feed_xml
-from sathub.archive.pages.browse import PageLinks, error_page, obfuscate
+from sathub.archive.pages.browse import PageLinks, WebDoor, obfuscate
 from sathub.archive.pages.feed_xml import FeedContent
 from sathub.archive.search.query import QueryError
 from sathub.archive.search.query import parse as parse_query
@@ -164,10 +164,8 @@ def not_modified(request: Request, etag: str, last_modified: datetime) -> bool:
     return last_modified <= when
 
 
-class FeedDoor(ArchiveEndpoint):
+class FeedDoor(WebDoor):
     """One feed (`content` reads it, in RSS or Atom form) under one web prefix."""
-
-    unavailable = "The archive is unavailable; try again later."
 
     def __init__(
         self,
@@ -179,15 +177,13 @@ class FeedDoor(ArchiveEndpoint):
     ):
         """`params`: the path's values `content` takes; `query`: the parameters that say which feed
         this is (a search's `q` and `mlist`), passed after them ("" when absent)."""
-        self.web_prefix, self.content, self.form, self.params, self.query = web_prefix, content, form, params, query
-
-    def not_allowed(self, method: str) -> str:
-        return f"{method} is not allowed here."
+        super().__init__(web_prefix)
+        self.content, self.form, self.params, self.query = content, form, params, query
 
     async def respond(self, request: Request) -> Response:
         limit = feed_limit(request)
         site = site_url(request)
-        links = PageLinks(site + self.web_prefix, Links(site, self.web_prefix + "api/", None))
+        links = self.links(request)
         asked = [(key, request.query_params[key]) for key in self.query if request.query_params.get(key)]
         feed_id = site + quote_path(get_route_path(request.scope)) + (f"?{urlencode(asked)}" if asked else "")
         self_url = feed_id
@@ -216,9 +212,6 @@ class FeedDoor(ArchiveEndpoint):
             )
 
         return RENDER[self.form](feed, item_links).encode(), feed.updated
-
-    def render_error(self, request: Request, error: ArchiveError) -> Response:
-        return error_page(request, self.web_prefix, error, self.allow)
 
 
 def feeds(web_prefix: str) -> dict[str, FeedDoor]:

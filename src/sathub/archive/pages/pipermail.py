@@ -23,9 +23,9 @@ import re
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from sathub.archive.api.links import Links, quote_path
-from sathub.archive.edge import ArchiveEndpoint, ArchiveError
-from sathub.archive.pages.browse import HEADERS, PageLinks, error_page, list_page_url, message_page_url, render_page
+from sathub.archive.api.links import quote_path
+from sathub.archive.edge import ArchiveError
+from sathub.archive.pages.browse import HEADERS, WebDoor, list_page_url, message_page_url, page_links, render_page
 from sathub.archive.store import sources
 from sathub.archive.tables import PRIVATE
 from sathub.db.dialect import MAX_INTEGER
@@ -69,16 +69,12 @@ def _address(conn: Connection, list_name: str, host: str) -> str:
     return find_list(conn, list_name, host).name
 
 
-class Pipermail(ArchiveEndpoint):
+class Pipermail(WebDoor):
     """Every pipermail path under one web prefix; `kind` says which of the module's rows it is."""
 
-    unavailable = "The archive is unavailable; try again later."
-
     def __init__(self, web_prefix: str, kind: str) -> None:
-        self.web_prefix, self.kind = web_prefix, kind
-
-    def not_allowed(self, method: str) -> str:
-        return f"{method} is not allowed here."
+        super().__init__(web_prefix)
+        self.kind = kind
 
     async def respond(self, request: Request) -> Response:
         params = request.path_params
@@ -105,9 +101,6 @@ class Pipermail(ArchiveEndpoint):
             return _missing(request, self.web_prefix, address, year, month, page)
         return RedirectResponse(message_page_url(web, address, message_id_hash), 301)
 
-    def render_error(self, request: Request, error: ArchiveError) -> Response:
-        return error_page(request, self.web_prefix, error, self.allow)
-
 
 def _month_url(web: str, address: str, year: int, month: int) -> str:
     return f"{list_page_url(web, address)}{year:04d}/{month:02d}/"
@@ -123,7 +116,7 @@ def _missing(request: Request, web_prefix: str, address: str, year: int, month: 
         month_url=_month_url(site + web_prefix, address, year, month),
         month_label=f"{calendar.month_name[month]} {year}",
         list_name=address,
-        links=PageLinks(site + web_prefix, Links(site, web_prefix + "api/", None)),
+        links=page_links(request, web_prefix),
     )
     return Response(body, 404, HEADERS)
 

@@ -19,10 +19,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from sathub.archive.access import HASH, visible_list
-from sathub.archive.edge import ArchiveEndpoint, ArchiveError
+from sathub.archive.edge import ArchiveError
 from sathub.archive.export.mbox import source_of
 from sathub.archive.pages.attachments import UNTRUSTED
-from sathub.archive.pages.browse import error_page
+from sathub.archive.pages.browse import WebDoor
 from sathub.archive.store import sources
 from sathub.db.engines import Connection
 from sathub.web import in_thread
@@ -60,15 +60,7 @@ def _source(conn: Connection, address: str, message_id_hash: str) -> bytes:
     return source_of(row, attachments)
 
 
-class RawSource(ArchiveEndpoint):
-    unavailable = "The archive is unavailable; try again later."
-
-    def __init__(self, web_prefix: str) -> None:
-        self.web_prefix = web_prefix
-
-    def not_allowed(self, method: str) -> str:
-        return f"{method} is not allowed here."
-
+class RawSource(WebDoor):
     async def respond(self, request: Request) -> Response:
         params = request.path_params
         data = await in_thread(request, _source, params["address"], params["message_id_hash"])
@@ -80,6 +72,3 @@ class RawSource(ArchiveEndpoint):
         else:
             headers = {"Content-Type": f"text/plain; charset={text_charset(data)}"}
         return Response(data, 200, {**headers, **UNTRUSTED})
-
-    def render_error(self, request: Request, error: ArchiveError) -> Response:
-        return error_page(request, self.web_prefix, error, self.allow)

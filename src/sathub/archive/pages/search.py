@@ -16,12 +16,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from sathub.archive.api import search as api_search
-from sathub.archive.api.links import Links
-from sathub.archive.edge import ArchiveEndpoint, ArchiveError
-from sathub.archive.pages.browse import HEADERS, PageLinks, error_page, render_page
+from sathub.archive.edge import ArchiveError
+from sathub.archive.pages.browse import HEADERS, PageLinks, WebDoor, render_page
 from sathub.archive.search.snippets import END, START, snippet
 from sathub.db.engines import Connection
-from sathub.web import in_thread, site_url
+from sathub.web import in_thread
 
 PAGE_SIZE = 20
 
@@ -39,18 +38,9 @@ def _results(conn: Connection, asked: api_search.Request) -> dict:
     return {"count": found.count, "results": results, "mailing_list": mailing_list}
 
 
-class SearchPage(ArchiveEndpoint):
-    unavailable = "The archive is unavailable; try again later."
-
-    def __init__(self, web_prefix: str) -> None:
-        self.web_prefix = web_prefix
-
-    def not_allowed(self, method: str) -> str:
-        return f"{method} is not allowed here."
-
+class SearchPage(WebDoor):
     async def respond(self, request: Request) -> Response:
-        site = site_url(request)
-        links = PageLinks(site + self.web_prefix, Links(site, self.web_prefix + "api/", None))
+        links = self.links(request)
         query = request.query_params
         text = query.get("q", "").strip()
         context: dict = {"links": links, "search_text": text, "marked": marked, "error": None, "count": None}
@@ -68,9 +58,6 @@ class SearchPage(ArchiveEndpoint):
                 context["page_number"] = asked.page.offset // PAGE_SIZE + 1
                 context["pages"] = _pages(links, asked, context["count"])
         return Response(render_page("page_search.html", **context), status_code=status, headers=HEADERS)
-
-    def render_error(self, request: Request, error: ArchiveError) -> Response:
-        return error_page(request, self.web_prefix, error, self.allow)
 
 
 def _pages(links: PageLinks, asked: api_search.Request, count: int) -> dict:
