@@ -9,7 +9,7 @@ from starlette.routing import Route
 from sathub.archive.api.endpoint import AddSlash, Endpoint, NotFound
 from sathub.archive.api.links import API_PREFIXES, WEB_PREFIXES
 from sathub.archive.api.views import VIEWS
-from sathub.archive.export.endpoint import Export
+from sathub.archive.export.endpoint import Export, SearchExport
 from sathub.archive.mailman.endpoints import ARCHIVER_PATHS
 from sathub.archive.pages.attachments import Download
 from sathub.archive.pages.browse import pages
@@ -44,4 +44,5 @@ def routes() -> list[Route]:
             if pattern.endswith("/"):
                 result.append(Route((web + pattern)[:-1], door))
         result.append(Route(web + "search", SearchPage(web)))
+        result.append(Route(web + "search/export/{name}.mbox.gz", SearchExport(web)))
     return result

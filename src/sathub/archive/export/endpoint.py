@@ -5,18 +5,30 @@ at HyperKitty's address with HyperKitty's parameters and headers, streamed.
     end=YYYY-MM-DD     messages dated before that day (exclusive)
     thread=<id>        the messages of one thread
     message=<hash>     one message
-    q=<query>          search results: 400 until the archive's search exists
+    q=<query>          the messages the search language (docs/archive-search.md) finds
+
+Every filter given narrows the export: `q` with `start`/`end`, `thread` or `message` exports the
+messages that satisfy all of them. `<web prefix>search/export/<name>.mbox.gz?q=…[&mlist=…]` is
+the export of a search of every public list (of `mlist` alone when given), the search page's
+results as an mbox; it takes `start`/`end` too. A search's matches are found once, before the
+answer starts (a query the language refuses is a 400 naming what is wrong and where), and held
+as their ids (8 bytes a match) while their messages are read and sent as below.
 
 Messages go out in the order the archive received them (the order an import of the export needs
 to rebuild the same threads), 500 rows a statement, each chunk compressed and sent before the next
 is read: memory stays flat and the first bytes leave after one short statement, whatever the
 size. A client that goes away stops the export at the next chunk (the server's next send fails).
 At most `max_exports` exports run at once in one process (SATHUB_MAX_EXPORTS); beyond, 503 with
-Retry-After. Errors are the archive's HTML error pages."""
+Retry-After. Errors are the archive's HTML error pages. A database that fails once the answer has
+begun is one log line, and the connection is cut (the client sees a truncated download, never a
+gzip that looks complete)."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
+from array import array
 from datetime import datetime
 from functools import partial
 from urllib.parse import quote
@@ -31,15 +43,19 @@ from sathub.archive.api.render import NOSNIFF
 from sathub.archive.edge import ArchiveEndpoint, ArchiveError
 from sathub.archive.export.mbox import gzip_stream
 from sathub.archive.pages.browse import error_page
+from sathub.archive.search.query import And, DateRange, Node, QueryError, parse
+from sathub.archive.store.search import matching_ids
 from sathub.archive.store.sources import export_chunks
-from sathub.db.engines import connect
+from sathub.db.engines import DatabaseError, connect
+from sathub.server.http_protocol import CONNECTION_HOOKS
 from sathub.web import engine_of, in_thread, settings_of
 
 RETRY_AFTER = "10"  # seconds: exports are long, but a slot frees as soon as one ends
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 # HyperKitty's route takes any name without `/` or `@`; a name must also fit a quoted header value.
 _NAME = re.compile(r'[^/@"\\\x00-\x1f\x7f]+')
-_FILTERS = ("start", "end", "thread", "message", "q")
+_FILTERS = ("start", "end", "thread", "message", "q", "mlist")
+log = logging.getLogger("sathub.archive.export")
 
 
 class Slots:
@@ -74,8 +90,26 @@ class _Streaming(StreamingResponse):
             await super().__call__(scope, receive, send)
         except ClientDisconnect:
             pass  # the client went away: the export stopped with the send that failed; nobody to answer
+        except DatabaseError as error:
+            # The answer has begun (200, part of the gzip): no error page can follow. Ending it
+            # would hand the client a download that looks whole; the connection is cut instead.
+            first_line = (str(error).strip().splitlines() or [""])[0]
+            log.warning(
+                "export %s cut: the database failed (%s: %s)", scope.get("path"), type(error).__name__, first_line
+            )
+            await _cut(scope)
         finally:
             self.release()
+
+
+async def _cut(scope: Scope) -> None:
+    """Abort the connection of the answer under way, when the server offers to (`sathub serve`'s
+    protocol, server/http_protocol.py); uvicorn sees the connection lost and says nothing more. A
+    server without the hook sees the app return before the answer's end, and closes it itself."""
+    hooks = scope.get("extensions", {}).get(CONNECTION_HOOKS)
+    if hooks is not None:
+        hooks.abort()
+        await asyncio.sleep(0)  # the transport's connection_lost runs before the app returns
 
 
 def _day(params: dict[str, str], name: str) -> datetime | None:
@@ -90,18 +124,22 @@ def _day(params: dict[str, str], name: str) -> datetime | None:
         raise ArchiveError(400, f"{name} must be a day written YYYY-MM-DD, e.g. 2019-06-01.") from None
 
 
-def export_filters(request: Request) -> dict:
-    """The filters of the query string, or ArchiveError 400 saying which is wrong."""
+def export_filters(request: Request, *, of_search: bool = False) -> dict:
+    """The filters of the query string, or ArchiveError 400 saying which is wrong. `query` is the
+    parsed `q` (None without one), required by the search's export (`of_search`), which also takes
+    `mlist` and neither `thread` nor `message`."""
     params: dict[str, str] = {}
     for name, value in request.query_params.multi_items():
-        if name in _FILTERS:
+        if name in _FILTERS and (of_search or name != "mlist"):
             if name in params:
                 raise ArchiveError(400, f"{name} is given twice.")
             params[name] = value
-    if "q" in params:
-        raise ArchiveError(
-            400, "Exporting search results (q=) is not available yet: the archive's search is still being built."
-        )
+    if of_search:
+        for name in ("thread", "message"):
+            if name in params:
+                raise ArchiveError(400, f"{name}= narrows a list's export (list/<address>/export/…), not a search's.")
+        if "q" not in params:
+            raise ArchiveError(400, "The export of a search needs a query: q=…")
     for name in ("thread", "message"):
         if name in params and not HASH.fullmatch(params[name]):
             raise ArchiveError(400, f"{name} must be an id of 32 characters A-Z and 2-7.")
@@ -110,8 +148,20 @@ def export_filters(request: Request) -> dict:
         "message": params.get("message"),
         "start": _day(params, "start"),
         "end": _day(params, "end"),
+        "query": _query(params["q"]) if "q" in params else None,
     }
+    if of_search:
+        filters["mlist"] = params.get("mlist") or None
     return filters
+
+
+def _query(text: str) -> Node:
+    """The search of `q=`, or ArchiveError 400 with what is wrong and where (QueryError's text:
+    "… (at character N)")."""
+    try:
+        return parse(text)  # positions count from the first character of q as given
+    except QueryError as error:
+        raise ArchiveError(400, f"Invalid query (q=): {error}.") from None
 
 
 def content_disposition(name: str) -> str:
@@ -134,23 +184,37 @@ class Export(ArchiveEndpoint):
 
     async def respond(self, request: Request) -> Response:
         params = request.path_params
-        if not _NAME.fullmatch(params["name"]):
-            raise ArchiveError(404, "There is no such export.")
-        filters = export_filters(request)
+        filters = self.filters(request)
         mailing_list = await in_thread(request, _list_of, params["address"])
+        return await self.stream(request, mailing_list.id, filters)
+
+    def filters(self, request: Request) -> dict:
+        if not _NAME.fullmatch(request.path_params["name"]):
+            raise ArchiveError(404, "There is no such export.")
+        return export_filters(request)
+
+    async def stream(self, request: Request, list_id: int | None, filters: dict) -> Response:
+        """The export of `list_id` (every public list when None) as `filters` narrow it."""
         headers = {
             "Content-Type": "application/gzip",
-            "Content-Disposition": content_disposition(params["name"]),
+            "Content-Disposition": content_disposition(request.path_params["name"]),
             **NOSNIFF,
         }
         if request.method == "HEAD":  # the headers of GET; the length is not known before the end
             response = Response(None, 200, headers)
             del response.headers["content-length"]
             return response
+        query = filters.pop("query", None)
+        filters.pop("mlist", None)
         if not SLOTS.take(settings_of(request).max_exports):
             raise ArchiveError(503, "Too many exports are running; try again in a few seconds.")
+        try:
+            ids = None if query is None else await in_thread(request, _matches, query, list_id, filters)
+        except BaseException:
+            SLOTS.give_back()
+            raise
         engine = engine_of(request)
-        chunks = export_chunks(partial(connect, engine), mailing_list.id, **filters)
+        chunks = export_chunks(partial(connect, engine), list_id, ids=ids, **filters)
         return _Streaming(iterate_in_threadpool(gzip_stream(chunks)), headers, SLOTS.give_back)
 
     def render_error(self, request: Request, error: ArchiveError) -> Response:
@@ -164,3 +228,28 @@ def _list_of(conn, address: str):
     return visible_list(
         conn, address, f"There is no list {address} in this archive.", "The archive of {name} is private."
     )
+
+
+def _matches(conn, query: Node, list_id: int | None, filters: dict) -> array:
+    """The ids of the public emails `query` finds (of `list_id` alone when given), ascending (the
+    order of arrival). The days of `start`/`end` narrow the search itself, so that the export's
+    statements walk only the matches that can be sent."""
+    if filters["start"] is not None or filters["end"] is not None:
+        query = And((query, DateRange(filters["start"], filters["end"])))
+    return array("q", sorted(matching_ids(conn, query, list_id=list_id, sort="date-asc")))
+
+
+class SearchExport(Export):
+    """`<web prefix>search/export/<name>.mbox.gz?q=…[&mlist=<address>]`: what a search of the
+    public lists finds, as the export of a list gives it. Private lists are never searched."""
+
+    def filters(self, request: Request) -> dict:
+        if not _NAME.fullmatch(request.path_params["name"]):
+            raise ArchiveError(404, "There is no such export.")
+        return export_filters(request, of_search=True)
+
+    async def respond(self, request: Request) -> Response:
+        filters = self.filters(request)
+        mlist = filters["mlist"]
+        mailing_list = await in_thread(request, _list_of, mlist) if mlist is not None else None
+        return await self.stream(request, mailing_list.id if mailing_list else None, filters)

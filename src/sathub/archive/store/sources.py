@@ -147,8 +147,16 @@ def email_attachments(conn: Connection, email_ids: Sequence[int]) -> dict[int, l
 
 
 @cache
-def _export_query(by_thread: bool, by_message: bool, since: bool, before: bool) -> sa.Select:
-    query = _source_query().where(emails.c.list_id == sa.bindparam("list_id"), emails.c.id > sa.bindparam("after"))
+def _export_query(
+    by_list: bool, by_ids: bool, by_thread: bool, by_message: bool, since: bool, before: bool
+) -> sa.Select:
+    query = _source_query()
+    if by_ids:  # a search's matches, a chunk of ids at a time (already in arrival order)
+        query = query.where(emails.c.id.in_(sa.bindparam("ids", expanding=True)))
+    else:
+        query = query.where(emails.c.id > sa.bindparam("after"))
+    if by_list:
+        query = query.where(emails.c.list_id == sa.bindparam("list_id"))
     if by_thread:
         query = query.join(threads, threads.c.id == emails.c.thread_id).where(
             threads.c.thread_id == sa.bindparam("thread")
@@ -159,35 +167,48 @@ def _export_query(by_thread: bool, by_message: bool, since: bool, before: bool) 
         query = query.where(emails.c.date >= sa.bindparam("start"))
     if before:
         query = query.where(emails.c.date < sa.bindparam("end"))
-    return query.order_by(emails.c.id).limit(sa.bindparam("size", type_=sa.Integer))
+    query = query.order_by(emails.c.id)
+    return query if by_ids else query.limit(sa.bindparam("size", type_=sa.Integer))
 
 
 def export_chunks(
     engine_connect,
-    list_id: int,
+    list_id: int | None,
     *,
+    ids: Sequence[int] | None = None,
     thread: str | None = None,
     message: str | None = None,
     start: datetime | None = None,
     end: datetime | None = None,
 ) -> Iterator[tuple[list[Row], dict[int, list[Row]]]]:
-    """The emails of a list in the order the archive received them (emails.id), FIRST_CHUNK then
-    EXPORT_CHUNK rows at a time, each chunk with the attachments of its emails that have no source. Keyset paging:
-    each chunk is one short statement on its own connection (`engine_connect()`), so that an
-    export of any size holds neither memory nor a connection or snapshot between chunks."""
-    query = _export_query(thread is not None, message is not None, start is not None, end is not None)
+    """The emails of a list (of every list when `list_id` is None; among `ids` alone, ascending,
+    when given: a search's matches) in the order the archive received them (emails.id), FIRST_CHUNK
+    then EXPORT_CHUNK rows at a time, each chunk with the attachments of its emails that have no
+    source. Keyset paging (or slices of `ids`): each chunk is one short statement on its own
+    connection (`engine_connect()`), so that an export of any size holds neither memory nor a
+    connection or snapshot between chunks."""
+    given = (value is not None for value in (list_id, ids, thread, message, start, end))
+    query = _export_query(*given)
     params = {"list_id": list_id, "thread": thread, "message": message, "start": start, "end": end}
-    after, size = 0, FIRST_CHUNK
+    after, size, taken = 0, FIRST_CHUNK, 0
     while True:
+        if ids is not None:
+            if taken >= len(ids):
+                return
+            bound: dict = {"ids": list(ids[taken : taken + size])}
+            taken += size
+        else:
+            bound = {"after": after, "size": size}
         with engine_connect() as conn:
-            rows = conn.execute(query, {**params, "after": after, "size": size}).all()
+            rows = conn.execute(query, {**params, **bound}).all()
             rebuilt = email_attachments(conn, [row.id for row in rows if row.data is None])
-        if not rows:
+        if rows:
+            yield rows, rebuilt
+        elif ids is None:
             return
-        yield rows, rebuilt
-        if len(rows) < size:
+        if ids is None and len(rows) < size:
             return
-        after, size = rows[-1].id, EXPORT_CHUNK
+        after, size = (rows[-1].id if rows else after), EXPORT_CHUNK
 
 
 def lists_by_local_part(conn: Connection, local_part: str) -> Sequence[Row]:
