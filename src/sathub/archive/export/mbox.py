@@ -15,15 +15,20 @@ the only byte of a source that an export cannot carry back."""
 from __future__ import annotations
 
 import re
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
+from typing import Any
+
+from isal import isal_zlib
 
 from sathub.archive.export.rebuild import rebuilt_message
-from sathub.archive.store.sources import decompress
+from sathub.archive.store.sources import ZLIB, decompress
 
-# gzip level of the export: level 1 deflates the corpus's mbox at ~4x the speed of level 6 for
-# a file ~10 % larger (bench/archive_export.py; docs/archive-export.md).
+# The export's gzip is ISA-L's (python-isal: Intel's deflate, zlib's formats and API), level 1 of
+# its 0-3: on the corpus's mbox it deflates ~4x as fast as zlib's level 1 for a slightly smaller
+# file, and inflates the stored sources ~1.5x as fast (bench/README.md, "archive sources and
+# export"; docs/archive-export.md). `codec` takes zlib too (the benchmark compares them).
+CODEC: Any = isal_zlib
 GZIP_LEVEL = 1
 _QUOTE = re.compile(rb"^(>*From )", re.MULTILINE)
 _SPACE = re.compile(r"\s+")
@@ -58,12 +63,33 @@ def mboxrd_entry(row, attachments: Sequence = ()) -> bytes:
     return separator(row) + source + end
 
 
-def gzip_stream(chunks: Iterable[tuple[Sequence, dict[int, list]]], level: int = GZIP_LEVEL) -> Iterator[bytes]:
+def gzip_stream(
+    chunks: Iterable[tuple[Sequence, dict[int, list]]], level: int = GZIP_LEVEL, codec: Any = CODEC
+) -> Iterator[bytes]:
     """The gzip bytes of the mbox of `chunks` (rows, attachments of the rows without a source), one
     piece per chunk: each piece is flushed (Z_SYNC_FLUSH), so what was read reaches the client at
-    once, and memory holds one chunk, never the export."""
-    compressor = zlib.compressobj(level, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    once, and memory holds one chunk, never the export.
+
+    The loop is mboxrd_entry's, unrolled: the pieces of a chunk's messages are joined once (no
+    message is copied into an entry, then the entry into the chunk), and each source is inflated
+    into a buffer of its known size (bench/README.md, "archive sources and export")."""
+    compressor = codec.compressobj(level, codec.DEFLATED, 16 + codec.MAX_WBITS)
+    inflate, sync = codec.decompress, codec.Z_SYNC_FLUSH
     for rows, rebuilt in chunks:
-        mbox = b"".join([mboxrd_entry(row, rebuilt.get(row.id, ())) for row in rows])
-        yield compressor.compress(mbox) + compressor.flush(zlib.Z_SYNC_FLUSH)
+        pieces: list[bytes] = []
+        add = pieces.append
+        for row in rows:
+            data = row.data
+            if data is None:
+                source = rebuilt_message(row, rebuilt.get(row.id, ()))
+            elif row.compression == ZLIB:
+                source = inflate(data, 15, row.size or 16384)
+            else:
+                source = source_of(row, ())  # a codec of later days: its own error
+            add(separator(row))
+            if b"From " in source:
+                source = _QUOTE.sub(rb">\1", source)
+            add(source)
+            add(b"\n" if source[-1:] == b"\n" else b"\n\n")
+        yield compressor.compress(b"".join(pieces)) + compressor.flush(sync)
     yield compressor.flush()

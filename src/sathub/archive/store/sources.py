@@ -112,6 +112,7 @@ _SOURCE_COLUMNS = (
     sa.case((email_sources.c.email_id.is_(None), emails.c.in_reply_to)).label("in_reply_to"),
     email_sources.c.envelope,
     email_sources.c.compression,
+    email_sources.c.size,  # of the source inflated: the buffer it is inflated into
     email_sources.c.data,
 )
 
