@@ -25,12 +25,16 @@ KEPT = 256  # identical requests: a handful per endpoint in practice, bounded ag
 LARGEST = 2**20  # bytes of one kept body (reports.php at limit=500 is ~155 kB)
 
 
-class ReplayedAnswers:
-    def __init__(self, app: ASGIApp, answers: AnswerCache, prefix: str = "") -> None:
-        self.app, self.answers = app, answers
-        self.paths = frozenset(f"{prefix}/api/v1/{name}" for name in REPLAYABLE)
-        # request identity -> (revision, second, response start message, response body message)
-        self._kept: OrderedDict[tuple, tuple[int, datetime, Message, Message]] = OrderedDict()
+class Replayed:
+    """The layer's common part: the request's identity, the revision and second it was answered
+    at, and a bounded table of kept answers. `keep` says what of an answer to keep (None: nothing),
+    `replay` sends a kept one if it answers the request (False: the handler answers it)."""
+
+    largest = LARGEST
+
+    def __init__(self, app: ASGIApp, answers: AnswerCache, paths: frozenset[str]) -> None:
+        self.app, self.answers, self.paths = app, answers, paths
+        self._kept: OrderedDict[tuple, Kept] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "GET" or scope["path"] not in self.paths:
@@ -47,9 +51,11 @@ class ReplayedAnswers:
             host = tuple(scope.get("server") or ())
         key = (scope["path"], scope["query_string"], scope["scheme"], host)
         kept = self._kept.get(key)
-        if kept is not None and kept[0] == revision and kept[1] == second:
-            await send(kept[2])
-            await send(kept[3])
+        if (
+            kept is not None
+            and (kept.revision, kept.second) == (revision, second)
+            and await self.replay(kept, scope, send)
+        ):
             return
         sent: list[Message] = []
 
@@ -59,17 +65,46 @@ class ReplayedAnswers:
 
         await self.app(scope, receive, recording)
         # Kept only if the handler ran within `second`, so that its clock read that second too.
-        if times.utc_now() == second and _whole_200(sent):
-            self._kept[key] = (revision, second, sent[0], sent[1])
-            self._kept.move_to_end(key)
-            if len(self._kept) > KEPT:
-                self._kept.popitem(last=False)
+        if times.utc_now() == second and _whole(sent, self.largest):
+            entry = self.keep(sent, revision, second)
+            if entry is not None:
+                self._kept[key] = entry
+                self._kept.move_to_end(key)
+                if len(self._kept) > KEPT:
+                    self._kept.popitem(last=False)
+
+    def keep(self, sent: list[Message], revision: int, second: datetime) -> Kept | None:
+        raise NotImplementedError
+
+    async def replay(self, kept: Kept, scope: Scope, send: Send) -> bool:
+        raise NotImplementedError
 
 
-def _whole_200(sent: list[Message]) -> bool:
-    return (
-        len(sent) == 2
-        and sent[0]["status"] == 200
-        and not sent[1].get("more_body")
-        and len(sent[1].get("body", b"")) <= LARGEST
-    )
+class Kept:
+    """An answer's two messages, made at `revision` within `second`."""
+
+    __slots__ = ("body", "revision", "second", "start")
+
+    def __init__(self, revision: int, second: datetime, start: Message | None, body: Message | None) -> None:
+        self.revision, self.second, self.start, self.body = revision, second, start, body
+
+
+class ReplayedAnswers(Replayed):
+    """Version 1's: whole 200s, sent again as they were."""
+
+    def __init__(self, app: ASGIApp, answers: AnswerCache, prefix: str = "") -> None:
+        super().__init__(app, answers, frozenset(f"{prefix}/api/v1/{name}" for name in REPLAYABLE))
+
+    def keep(self, sent: list[Message], revision: int, second: datetime) -> Kept | None:
+        return Kept(revision, second, sent[0], sent[1]) if sent[0]["status"] == 200 else None
+
+    async def replay(self, kept: Kept, scope: Scope, send: Send) -> bool:
+        assert kept.start is not None and kept.body is not None
+        await send(kept.start)
+        await send(kept.body)
+        return True
+
+
+def _whole(sent: list[Message], largest: int) -> bool:
+    """An answer in two messages (start, one body) of at most `largest` bytes."""
+    return len(sent) == 2 and not sent[1].get("more_body") and len(sent[1].get("body", b"")) <= largest
