@@ -3,7 +3,8 @@ goes at each gzip level, its memory on a large export, and its time to first byt
 
     python -m bench.archive_export sources                   # per-message compression: zlib levels (zstd if installed)
     python -m bench.archive_export import [--database-url URL]   # corpus import with and without keeping sources
-    python -m bench.archive_export levels [--database-url URL]   # export of the corpus at gzip levels 0,1,3,6,9
+    python -m bench.archive_export levels [--database-url URL]   # export of the corpus: ISA-L levels 0-3, zlib 1, 6
+    python -m bench.archive_export compare [--before COMMIT]     # the export's code at COMMIT and now, alternated
     python -m bench.archive_export large [--count 1000000]   # peak RSS of one export of COUNT messages
     python -m bench.archive_export first-byte [--database-url URL]  # time to first byte through `sathub serve`
 
@@ -12,14 +13,20 @@ holding the corpus (imported first when empty) and counts the CPU time of this p
 uncompressed mbox per CPU second is the figure per core. `large` generates COUNT emails straight
 into the tables (bench/archive_dataset.py: no sources, so every message is rebuilt, the slower
 path) and samples the RSS while the export runs. The machine is shared: CPU seconds are the
-steadier figure; each run writes bench/out/archive_export_<what>.md.
+steadier figure; each run writes bench/out/archive_export_<what>.md. `compare` runs `levels`'
+measure (level 1, every corpus list) in child processes, alternately with the `src/` of COMMIT
+(extracted by `git archive` under /tmp) and with this tree's, so that both face the same load.
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import json
+import os
 import statistics
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -123,14 +130,15 @@ def _corpus_engine(url: str):
     return engine
 
 
-def _export(engine, list_id: int, level: int) -> tuple[int, int, float, float]:
-    """(mbox bytes, gzip bytes, CPU s, wall s) of one export, the mbox measured by decompressing."""
+def _export(engine, list_id: int, level: int, codec=None) -> tuple[int, int, float, float]:
+    """(mbox bytes, gzip bytes, CPU s, wall s) of one export, the mbox measured by decompressing;
+    `codec` the export's (ISA-L) when None, else zlib."""
     inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
     raw = packed = 0
     cpu = 0.0
     wall = time.monotonic()
     chunks = sources.export_chunks(partial(connect, engine), list_id)
-    stream = gzip_stream(chunks, level)
+    stream = gzip_stream(chunks, level) if codec is None else gzip_stream(chunks, level, codec)
     while True:
         started = time.process_time()
         piece = next(stream, None)
@@ -142,25 +150,35 @@ def _export(engine, list_id: int, level: int) -> tuple[int, int, float, float]:
     return raw, packed, cpu, time.monotonic() - wall
 
 
+LEVELS = [("ISA-L", level) for level in (0, 1, 2, 3)] + [("zlib", 1), ("zlib", 6)]
+
+
+def _corpus_export(engine, list_ids: list[int], level: int, codec=None) -> tuple[int, int, float, float]:
+    totals = [_export(engine, list_id, level, codec) for list_id in list_ids]
+    return (sum(t[0] for t in totals), sum(t[1] for t in totals), sum(t[2] for t in totals), sum(t[3] for t in totals))
+
+
+def _corpus_list_ids(engine) -> list[int]:
+    with engine.connect() as conn:
+        return [lists.find_list(conn, path.name.removesuffix(".mbox.gz")).id for path in CORPUS_LISTS]
+
+
 def cmd_levels(args) -> None:
     url = args.database_url or f"sqlite:///{OUT / 'archive_export_corpus.db'}"
     engine = _corpus_engine(url)
-    with engine.connect() as conn:
-        list_ids = [lists.find_list(conn, path.name.removesuffix(".mbox.gz")).id for path in CORPUS_LISTS]
+    list_ids = _corpus_list_ids(engine)
     rows = [
-        "| gzip level | mbox MB | .gz MB | ratio | MB/s per core (CPU, median) | MB/s wall (median) |",
+        "| gzip | mbox MB | .gz MB | ratio | MB/s per core (CPU, median) | MB/s wall (median) |",
         "|---|---|---|---|---|---|",
     ]
-    for level in (0, 1, 3, 6, 9):
-        runs = []
-        for _ in range(args.repeat):
-            totals = [_export(engine, list_id, level) for list_id in list_ids]
-            runs.append(tuple(sum(t[i] for t in totals) for i in range(4)))
+    for name, level in LEVELS:
+        codec = None if name == "ISA-L" else zlib
+        runs = [_corpus_export(engine, list_ids, level, codec) for _ in range(args.repeat)]
         raw, packed = runs[0][0], runs[0][1]
         cpu = statistics.median(r[2] for r in runs)
         wall = statistics.median(r[3] for r in runs)
         rows.append(
-            f"| {level} | {raw / 1e6:.1f} | {packed / 1e6:.1f} | {packed / raw:.3f} "
+            f"| {name} level {level} | {raw / 1e6:.1f} | {packed / 1e6:.1f} | {packed / raw:.3f} "
             f"| {raw / 1e6 / cpu:.0f} | {raw / 1e6 / wall:.0f} |"
         )
     engine.dispose()
@@ -169,6 +187,54 @@ def cmd_levels(args) -> None:
         label(
             f"archive_export levels (every corpus list, {db.normalize_url(url).get_backend_name()}, {args.repeat} runs)"
         )
+        + "\n\n"
+        + "\n".join(rows),
+    )
+
+
+def cmd_measure(args) -> None:
+    """One export of every corpus list at level 1 by whichever sathub this process imports (the
+    child of `compare`): one JSON line (mbox bytes, gzip bytes, CPU s, wall s)."""
+    engine = _corpus_engine(args.database_url)
+    codec = zlib if args.zlib else None
+    print(json.dumps(_corpus_export(engine, _corpus_list_ids(engine), 1, codec)))
+    engine.dispose()
+
+
+def cmd_compare(args) -> None:
+    url = args.database_url or f"sqlite:///{OUT / 'archive_export_corpus.db'}"
+    _corpus_engine(url).dispose()
+    root = Path(__file__).resolve().parent.parent
+    before = Path(f"/tmp/sathub_export_before_{args.before}")
+    if not before.exists():
+        before.mkdir(parents=True)
+        archive = subprocess.run(["git", "archive", args.before, "src"], cwd=root, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(before)], input=archive.stdout, check=True)
+    variants = {
+        f"before ({args.before}: zlib level 1)": (before / "src", False),
+        "after, with zlib level 1 (the Python changes alone)": (root / "src", True),
+        "after (ISA-L level 1, the export as it runs)": (root / "src", False),
+    }
+    runs: dict[str, list[list[float]]] = {name: [] for name in variants}
+    for _ in range(args.repeat):
+        for name, (src, with_zlib) in variants.items():  # alternated: a noisy moment hits all
+            env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{root}"}
+            command = [sys.executable, "-m", "bench.archive_export", "measure", "--database-url", url]
+            child = subprocess.run(command + (["--zlib"] if with_zlib else []), env=env, cwd=root, capture_output=True)
+            if child.returncode:
+                raise SystemExit(child.stderr.decode())
+            runs[name].append(json.loads(child.stdout.decode().strip().splitlines()[-1]))
+    rows = ["| export code | mbox MB | .gz MB | MB/s per core (CPU, median) | CPU s (each run) |"]
+    rows.append("|---|---|---|---|---|")
+    for name, values in runs.items():
+        cpu = statistics.median(v[2] for v in values)
+        rows.append(
+            f"| {name} | {values[0][0] / 1e6:.1f} | {values[0][1] / 1e6:.1f} | {values[0][0] / 1e6 / cpu:.0f} "
+            f"| {', '.join(f'{v[2]:.2f}' for v in values)} |"
+        )
+    write_out(
+        "archive_export_compare.md",
+        label(f"archive_export compare (every corpus list, {backend(url)}, {args.repeat} rounds, alternated)")
         + "\n\n"
         + "\n".join(rows),
     )
@@ -301,6 +367,13 @@ def main() -> None:
         sub = commands.add_parser(name)
         sub.add_argument("--database-url")
         sub.add_argument("--repeat", type=int, default=3)
+    compare = commands.add_parser("compare")
+    compare.add_argument("--before", default="5a793b5", help="the commit to compare with (default: before ISA-L)")
+    compare.add_argument("--database-url")
+    compare.add_argument("--repeat", type=int, default=5)
+    measure = commands.add_parser("measure")
+    measure.add_argument("--database-url", required=True)
+    measure.add_argument("--zlib", action="store_true")
     large = commands.add_parser("large")
     large.add_argument("--count", type=int, default=1_000_000)
     large.add_argument("--database-url")
@@ -311,6 +384,8 @@ def main() -> None:
         "levels": cmd_levels,
         "large": cmd_large,
         "first-byte": cmd_first_byte,
+        "compare": cmd_compare,
+        "measure": cmd_measure,
     }[args.command](args)
 
 
