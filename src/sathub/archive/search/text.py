@@ -35,5 +35,9 @@ def words(text: str) -> list[str]:
 def spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, folded word) of each word of `text`, positions in `text` itself (snippets)."""
     for match in WORD.finditer(text):
-        for word in words(match.group()):  # a word folds to one word, save for exotic marks
+        found = match.group()
+        if found.isascii():  # nearly every word of mail: folding is lower case, and it stays one word
+            yield match.start(), match.end(), found.lower()
+            continue
+        for word in words(found):  # a word folds to one word, save for exotic marks
             yield match.start(), match.end(), word
