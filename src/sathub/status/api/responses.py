@@ -102,10 +102,17 @@ def error_response(request: Request, error: ApiError, headers: dict | None = Non
     )
 
 
-def endpoint(*methods: str) -> Callable[[Handler], Handler]:
-    """OPTIONS (204, before anything else), 405 for other methods, HEAD as GET without a body,
-    and every failure as the documented envelope, never a stack trace."""
+ErrorRenderer = Callable[[Request, ApiError, "dict | None"], Response]
+
+
+def endpoint(
+    *methods: str, preflight_headers: str = "Content-Type", render: ErrorRenderer | None = None
+) -> Callable[[Handler], Handler]:
+    """OPTIONS (204, before anything else, letting `preflight_headers` through), 405 for other
+    methods, HEAD as GET without a body, and every failure as the documented envelope (`render`
+    draws it: v1's by default), never a stack trace."""
     allowed = ", ".join(methods)
+    answer_error = render or error_response
 
     def decorate(handler: Handler) -> Handler:
         @functools.wraps(handler)
@@ -116,37 +123,29 @@ def endpoint(*methods: str) -> Callable[[Handler], Handler]:
                     status_code=204,
                     headers={
                         "Access-Control-Allow-Origin": "*",
-                        "Access-Control-Allow-Headers": "Content-Type",
+                        "Access-Control-Allow-Headers": preflight_headers,
                         "Access-Control-Allow-Methods": allowed,
                         "Allow": allowed,
                     },
                 )
             if method not in methods and not (method == "HEAD" and "GET" in methods):
                 error = ApiError(405, "method_not_allowed", f"This endpoint accepts only {allowed}.")
-                return error_response(request, error, headers={"Allow": allowed})
+                return answer_error(request, error, {"Allow": allowed})
             try:
                 response = await handler(request)
             except ApiError as error:
-                response = error_response(request, error)
+                response = answer_error(request, error, None)
             except BodyTooLarge:
-                response = error_response(
-                    request, ApiError(413, "payload_too_large", "The request body is larger than 64 KiB.")
-                )
+                too_large = ApiError(413, "payload_too_large", "The request body is larger than 64 KiB.")
+                response = answer_error(request, too_large, None)
             except UNREACHABLE as exc:
                 log.warning("database unavailable: %s", exc)
-                response = error_response(
-                    request,
-                    ApiError(
-                        503,
-                        "database_unavailable",
-                        "The database is unavailable.",
-                    ),
-                    headers={"Retry-After": "5"},
-                )
+                away = ApiError(503, "database_unavailable", "The database is unavailable.")
+                response = answer_error(request, away, {"Retry-After": "5"})
             except DatabaseError:
                 log.exception("query failed")
                 code = "write_failed" if method == "POST" else "query_failed"
-                response = error_response(request, ApiError(500, code, "The database query failed."))
+                response = answer_error(request, ApiError(500, code, "The database query failed."), None)
             if method == "HEAD":
                 return _without_body(response)
             return response

@@ -8,24 +8,22 @@ changed, answers 304 or the kept bytes without reading any report."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
-import logging
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sathub.db.engines import UNREACHABLE, Connection, DatabaseError
+from sathub.db.engines import Connection
+from sathub.status.api import responses
 from sathub.status.api.responses import ApiError
 from sathub.status.cache import answers_of
 
 API_VERSION = "2.0.0"
 JSON = "application/json; charset=utf-8"
 GEOJSON = "application/geo+json; charset=utf-8"
-log = logging.getLogger("sathub.status")
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -105,41 +103,9 @@ def error_response(error: ApiError, headers: dict | None = None) -> Response:
     )
 
 
-def endpoint(handler: Handler) -> Handler:
-    """GET and HEAD (without a body); OPTIONS 204 with CORS before anything else; 405 for any
-    other method; every failure as the error envelope, never a stack trace."""
+def _error_answer(request: Request, error: ApiError, headers: dict | None) -> Response:
+    return error_response(error, headers)
 
-    @functools.wraps(handler)
-    async def run(request: Request) -> Response:
-        method = request.method
-        if method == "OPTIONS":
-            return Response(
-                status_code=204,
-                headers={
-                    "Access-Control-Allow-Origin": "*",
-                    "Access-Control-Allow-Headers": "If-None-Match",
-                    "Access-Control-Allow-Methods": "GET, HEAD",
-                    "Allow": "GET, HEAD",
-                },
-            )
-        if method not in ("GET", "HEAD"):
-            error = ApiError(405, "method_not_allowed", "This endpoint accepts only GET and HEAD.")
-            return error_response(error, {"Allow": "GET, HEAD"})
-        try:
-            response = await handler(request)
-        except ApiError as error:
-            response = error_response(error)
-        except UNREACHABLE as exc:
-            log.warning("database unavailable: %s", exc)
-            away = ApiError(503, "database_unavailable", "The database is unavailable.")
-            response = error_response(away, {"Retry-After": "5"})
-        except DatabaseError:
-            log.exception("query failed")
-            response = error_response(ApiError(500, "query_failed", "The database query failed."))
-        if method == "HEAD":
-            bodiless = Response(b"", status_code=response.status_code, headers=dict(response.headers))
-            bodiless.headers["content-length"] = response.headers.get("content-length", "0")
-            return bodiless
-        return response
 
-    return run
+# GET and HEAD, a preflight that lets a conditional GET through, and v2's error answers.
+endpoint = responses.endpoint("GET", "HEAD", preflight_headers="If-None-Match", render=_error_answer)
