@@ -29,7 +29,7 @@ def _in_window(window: Window, table: sa.Table = reports):
     return sa.and_(table.c.day >= day, sa.or_(table.c.day > day, table.c.hour >= hour))
 
 
-def _hour_number(dialect_name: str, day, hour):
+def hour_number(dialect_name: str, day, hour):
     """Hours from 2000-01-01 00:00 to (day, hour): an integer that sorts like the pair, for max()
     over both (times.read_form_time_of_hour_number reads it; a text key cost PostgreSQL twice the
     summary's aggregate)."""
@@ -141,7 +141,7 @@ def _summary_query(dialect_name: str, changed_only: bool) -> sa.Select:
     in_window = sa.tuple_(hours.c.day, hours.c.hour) >= sa.tuple_(
         sa.bindparam("day", type_=sa.Date), sa.bindparam("hour", type_=sa.SmallInteger)
     )
-    hour_number = _hour_number(dialect_name, hours.c.day, hours.c.hour)
+    newest_hour = hour_number(dialect_name, hours.c.day, hours.c.hour)
     grouping: list[sa.ColumnClause[Any]] = [hours.c.name, hours.c.report]
     if dialect_name == "sqlite" and not changed_only:
         # Unary +: SQLite would otherwise walk all of ix_report_hours_group to group without
@@ -152,7 +152,7 @@ def _summary_query(dialect_name: str, changed_only: bool) -> sa.Select:
             hours.c.name,
             hours.c.report,
             sa.func.sum(hours.c.report_count).label("report_count"),
-            sa.func.max(sa.case((hours.c.report_count > 0, hour_number))).label("latest"),
+            sa.func.max(sa.case((hours.c.report_count > 0, newest_hour))).label("latest"),
         )
         .where(in_window)
         .group_by(*grouping)
@@ -189,7 +189,7 @@ def _summary_query(dialect_name: str, changed_only: bool) -> sa.Select:
 
 # --- the pages' reads ---
 
-_report_columns = (
+REPORT_COLUMNS = (
     reports.c.id,
     reports.c.name,
     reports.c.day,
@@ -205,7 +205,7 @@ def grid_window(conn: Connection, first_day: date, last_day: date) -> Sequence[s
     """Every report of the grid's days, most recently stored first: the status page's one query
     (a range scan of the reports_time index). grid.Report unpacks rows in this column order."""
     query = (
-        sa.select(*_report_columns)
+        sa.select(*REPORT_COLUMNS)
         .where(reports.c.day >= first_day, reports.c.day <= last_day)
         .order_by(reports.c.id.desc())
     )
@@ -238,7 +238,7 @@ def history(conn: Connection, name: str, first_day: date) -> Sequence[sa.Row]:
 def recent_reports(conn: Connection, name: str, limit: int) -> Sequence[sa.Row]:
     """One satellite's newest reports (day, hour, quarter, then id, newest first)."""
     query = (
-        sa.select(*_report_columns)
+        sa.select(*REPORT_COLUMNS)
         .where(sa.func.lower(reports.c.name) == folded(name))
         .order_by(*_newest_first)
         .limit(limit)

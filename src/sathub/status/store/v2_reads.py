@@ -18,7 +18,7 @@ from datetime import date
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from sathub.status.store.reports import _hour_number as hour_number  # the summary's newest-hour key
+from sathub.status.store.reports import REPORT_COLUMNS, hour_number  # hour_number: the summary's newest-hour key
 from sathub.status.store.text import db_text, folded
 from sathub.status.tables import report_hours, report_totals, reports, satellite_aliases, satellites
 
@@ -102,14 +102,7 @@ def report_page(
 
 
 _ROW_COLUMNS = (
-    reports.c.id,
-    reports.c.name,
-    reports.c.day,
-    reports.c.hour,
-    reports.c.period,
-    reports.c.callsign,
-    reports.c.report,
-    reports.c.grid_square,
+    *REPORT_COLUMNS,
     _name_key.label("name_key"),
     _callsign_key.label("callsign_key"),
 )
