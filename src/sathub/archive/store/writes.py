@@ -13,7 +13,7 @@ from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store.sources import fill_missing_sources, insert_sources
 from sathub.archive.store.threads import Place, rethread
 from sathub.archive.tables import attachments, emails, senders
-from sathub.db.dialect import allocate_ids, insert_ignoring_conflicts
+from sathub.db.dialect import allocate_ids, as_given, insert_given, insert_ignoring_conflicts
 
 
 def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tuple[int, int]:
@@ -38,18 +38,23 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
     senders_by_address = sender_ids(conn, {email.sender_address.lower() for email in new})
     ids = allocate_ids(conn, emails, len(new))
     places = rethread(conn, list_id, list(zip(ids, new, strict=True)))
-    conn.execute(
-        emails.insert(),
-        [
-            email_row(email_id, list_id, email, senders_by_address[email.sender_address.lower()], places[email_id])
-            for email_id, email in zip(ids, new, strict=True)
-        ],
-    )
+    # One statement per batch, not one per row (insert_given): the search index's statement
+    # triggers (migration 0010) then index the whole batch at once.
+    email_rows = [
+        email_row(email_id, list_id, email, senders_by_address[email.sender_address.lower()], places[email_id])
+        for email_id, email in zip(ids, new, strict=True)
+    ]
+    _insert(conn, emails, email_rows)
     rows = attachment_rows(list(zip(ids, new, strict=True)))
     if rows:
-        conn.execute(attachments.insert(), rows)
+        _insert(conn, attachments, rows)
     insert_sources(conn, zip(ids, new, strict=True))
     return len(new), len(batch) - len(new)
+
+
+def _insert(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
+    columns = tuple(rows[0])
+    conn.execute(insert_given(conn.dialect.name, table, columns), as_given(conn, rows, columns))
 
 
 def email_row(email_id: int, list_id: int, email: ParsedEmail, sender_id: int, place: Place) -> dict:
