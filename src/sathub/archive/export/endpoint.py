@@ -40,9 +40,9 @@ from starlette.types import Receive, Scope, Send
 
 from sathub.archive.access import HASH, visible_list
 from sathub.archive.api.render import NOSNIFF
-from sathub.archive.edge import ArchiveEndpoint, ArchiveError
+from sathub.archive.edge import ArchiveError
 from sathub.archive.export.mbox import gzip_stream
-from sathub.archive.pages.browse import error_page
+from sathub.archive.pages.browse import WebDoor
 from sathub.archive.search.query import And, DateRange, Node, QueryError, parse
 from sathub.archive.store.search import matching_ids
 from sathub.archive.store.sources import export_chunks
@@ -173,14 +173,8 @@ def content_disposition(name: str) -> str:
     return f"attachment; filename*=UTF-8''{quote(filename, safe='')}"
 
 
-class Export(ArchiveEndpoint):
-    unavailable = "The archive is unavailable; try again later."
-
-    def __init__(self, web_prefix: str) -> None:
-        self.web_prefix = web_prefix
-
-    def not_allowed(self, method: str) -> str:
-        return f"{method} is not allowed here."
+class Export(WebDoor):
+    """`<web prefix>list/<address>/export/<name>.mbox.gz`: a list's mail, as the filters narrow it."""
 
     async def respond(self, request: Request) -> Response:
         params = request.path_params
@@ -218,7 +212,7 @@ class Export(ArchiveEndpoint):
         return _Streaming(iterate_in_threadpool(gzip_stream(chunks)), headers, SLOTS.give_back)
 
     def render_error(self, request: Request, error: ArchiveError) -> Response:
-        response = error_page(request, self.web_prefix, error, self.allow)
+        response = super().render_error(request, error)
         if error.status == 503:
             response.headers["Retry-After"] = RETRY_AFTER
         return response
