@@ -3,6 +3,8 @@ list, thread and message pages: results, marks, pagination, escaping, refusals; 
 
 from __future__ import annotations
 
+import gzip
+import re
 from urllib.parse import quote
 
 import pytest
@@ -27,6 +29,19 @@ def test_results_link_their_message_pages_and_mark_the_words(seeded):
     assert f'href="http://sathub.test/archives/list/{DEV}/message/{MAIL["C"].hash}/"' in html
     assert "Grüße — <mark>ça</mark> va ?" in html
     assert "1 result in dev@example.org." in html
+
+
+def test_the_results_link_their_mbox_export_and_their_feed(seeded):
+    """Both hold every result of the search (one here: C), whatever page is shown."""
+    html = seeded.get("/archives/search?q=" + quote("ça") + "&mlist=" + DEV).text
+    scope = "q=%C3%A7a&amp;mlist=dev%40example.org"
+    export = f"http://sathub.test/archives/search/export/search.mbox.gz?{scope}"
+    feed = f"http://sathub.test/archives/search/feed/atom/?{scope}"
+    assert f'href="{export}"' in html and f'href="{feed}"' in html
+    mbox = gzip.decompress(seeded.get(export.replace("&amp;", "&")).content)
+    assert re.findall(rb"^Message-ID: <([^>]+)>", mbox, re.MULTILINE | re.IGNORECASE) == [MAIL["C"].message_id.encode()]
+    entries = re.findall(r"<entry>.*?</entry>", seeded.get(feed.replace("&amp;", "&")).text, re.DOTALL)
+    assert len(entries) == 1 and MAIL["C"].hash in entries[0]
 
 
 def test_a_script_in_the_query_is_shown_not_run(seeded):

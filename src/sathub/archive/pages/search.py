@@ -75,9 +75,13 @@ def _pages(links: PageLinks, asked: api_search.Request, count: int) -> dict:
             params.append(("page", str(to)))
         return f"{links.index()}search?{urlencode(params)}"
 
+    scope = urlencode([("q", asked.text), *([("mlist", asked.mlist)] if asked.mlist else [])])
     return {
         "previous": link(number - 1) if number > 1 else None,
         "next": link(number + 1) if number < last else None,
         "last": last,
         "sorted": {sort: link(1, sort) for sort in ("relevance", "date-desc", "date-asc")},
+        # Every result, not only this page's: as a feed to follow, as an mbox to keep (archive-export.md).
+        "feed": f"{links.index()}search/feed/atom/?{scope}",
+        "export": f"{links.index()}search/export/search.mbox.gz?{scope}",
     }
