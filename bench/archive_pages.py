@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 
 import sqlalchemy as sa
 
@@ -97,15 +96,7 @@ def extremes(engine: sa.Engine) -> dict:
 
 
 def timed(client: InProcess, path: str, repeat: int) -> tuple[float, float, int]:
-    for _ in range(max(5, repeat // 10)):
-        status, body = client.get(path)
-    assert status == 200, (path, status, body[:300])
-    samples = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        client.get(path)
-        samples.append((time.perf_counter() - started) * 1000)
-    samples.sort()
+    samples, body = client.timed(path, repeat)
     return statistics.median(samples), samples[int(len(samples) * 0.95)], len(body)
 
 

@@ -54,15 +54,7 @@ def client_for(engine: sa.Engine, url: str) -> InProcess:
 
 
 def timed(client: InProcess, path: str, repeat: int) -> dict:
-    for _ in range(max(5, repeat // 10)):
-        status, body = client.get(path)
-    assert status == 200, (path, status, body[:200])
-    samples = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        client.get(path)
-        samples.append((time.perf_counter() - started) * 1000)
-    samples.sort()
+    samples, body = client.timed(path, repeat)
     data = json.loads(body)
     if isinstance(data, dict):
         data = data.get("results", [data])  # a page of results, or one object

@@ -5,6 +5,7 @@ without HTTP or a test client)."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 
 class HttpError(Exception):
@@ -119,6 +120,19 @@ class InProcess:
 
     def request(self, method: str, path: str, body: bytes = b"", headers: list = ()) -> tuple[int, bytes]:
         return self.loop.run_until_complete(asgi_request(self.app, method, path, body, [*self.headers, *headers]))
+
+    def timed(self, path: str, repeat: int) -> tuple[list[float], bytes]:
+        """`repeat` GETs of `path` after a tenth as many to warm up: their milliseconds sorted, and
+        the body (the answer must be a 200)."""
+        for _ in range(max(5, repeat // 10)):
+            status, body = self.get(path)
+        assert status == 200, (path, status, body[:300])
+        samples = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            self.get(path)
+            samples.append((time.perf_counter() - started) * 1000)
+        return sorted(samples), body
 
     def close(self) -> None:
         self.loop.close()
