@@ -21,6 +21,7 @@ from sathub.server.hosts import HostCheck, parse_allowed
 from sathub.status.api.replay import ReplayedAnswers
 from sathub.status.api.v2_replay import ReplayedV2
 from sathub.status.cache import AnswerCache
+from sathub.status.push.pruning import pruning
 from sathub.status.routes import EXCEPTION_HANDLERS as STATUS_EXCEPTION_HANDLERS
 from sathub.status.routes import routes as status_routes
 
@@ -76,6 +77,7 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
         routes=routes,
         exception_handlers={404: not_found, **STATUS_EXCEPTION_HANDLERS},
         middleware=[Middleware(HostCheck, allowed=parse_allowed(settings.allowed_hosts))],
+        lifespan=pruning,  # the stream's events past the retention, by every serving process
     )
     app.state.settings = settings
     app.state.engine = engine

@@ -60,7 +60,6 @@ def hub_of(request: Request) -> EventHub:
             engine_of(request),
             answers_of(request).probe,
             settings.stream_max_subscribers,
-            settings.stream_retention_hours,
         )
     return hub
 

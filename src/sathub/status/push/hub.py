@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,7 +36,6 @@ from sathub.status.store import events as store
 
 READ_LIMIT = 1000  # events per read, the hub's and a catching-up subscriber's
 MAX_QUEUED_BYTES = 1 << 20  # queued for one subscriber beyond this: it is not reading, drop it
-PRUNE_EVERY_SECONDS = 600.0
 # After each read the hub rests this long: an event committed while the hub idles is read at once,
 # and under a burst of writes one read takes the events of many commits, so the hub costs the
 # writers a bounded number of reads a second (20), not one per commit.
@@ -70,8 +68,8 @@ class Subscriber:
 
 
 class EventHub:
-    def __init__(self, engine: Engine, probe: RevisionProbe, max_subscribers: int, retention_hours: int):
-        self.engine, self.max_subscribers, self.retention_hours = engine, max_subscribers, retention_hours
+    def __init__(self, engine: Engine, probe: RevisionProbe, max_subscribers: int):
+        self.engine, self.max_subscribers = engine, max_subscribers
         self.groups: dict[Filter, set[Subscriber]] = {}  # the live, by filter
         self.behind: set[Subscriber] = set()  # catching up from the database
         self.count = 0
@@ -80,7 +78,6 @@ class EventHub:
         self._woken = asyncio.Event()
         self._task: asyncio.Task | None = None
         self._started: asyncio.Future | None = None
-        self._pruned_at = float("-inf")
 
     def _wake(self) -> None:
         self._woken.set()
@@ -165,7 +162,6 @@ class EventHub:
             self._woken.clear()
             try:
                 await self._read_new()
-                await self._prune_now_and_then()
                 await asyncio.sleep(REST_SECONDS)
             except UNREACHABLE as exc:
                 log.warning("stream: database unavailable (%s); reading again on the next wake-up", exc)
@@ -250,16 +246,6 @@ class EventHub:
             subscriber.closing = True
             subscriber.wake.set()
 
-    async def _prune_now_and_then(self) -> None:
-        now = time.monotonic()
-        if now - self._pruned_at < PRUNE_EVERY_SECONDS:
-            return
-        self._pruned_at = now
-        before = int(time.time()) - self.retention_hours * 3600
-        pruned = await run_in_threadpool(_prune, self.engine, before)
-        if pruned:
-            log.info("stream: %d events older than %d hours pruned", pruned, self.retention_hours)
-
 
 def _new_events(conn, start: int):
     """The watermark, then the events after `start` up to it (at most READ_LIMIT: the hub's
@@ -269,8 +255,3 @@ def _new_events(conn, start: int):
     if len(rows) == READ_LIMIT:
         upto = rows[-1].id
     return upto, rows
-
-
-def _prune(engine: Engine, before: int) -> int:
-    with connect(engine, write=True) as conn:
-        return store.prune(conn, before)
