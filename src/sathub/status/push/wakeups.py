@@ -27,6 +27,7 @@ NOTIFY_CHANNEL = "sathub_report_events"  # migration 0009's pg_notify
 POLL_SECONDS = 0.05
 FALLBACK_SECONDS = 5.0
 RECONNECT_SECONDS = 1.0
+REST_SECONDS = 0.05  # the hub rests as long after each read (hub.py)
 log = logging.getLogger("sathub.status.stream")
 
 
@@ -94,8 +95,13 @@ class Wakeups:
                     conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
                     self._wake_soon()  # what was committed while not listening
                     while not self.stopped.is_set():
-                        for _ in conn.notifies(timeout=1.0, stop_after=1):
+                        # One packet's notifications at a time (all those that arrived meanwhile),
+                        # then a rest: NOTIFYs sent while it rests wait in the socket and come as
+                        # one batch, so a burst of commits wakes this thread (and takes the GIL
+                        # from the event loop) 1 / REST_SECONDS times a second, not once per commit.
+                        if any(True for _ in conn.notifies(timeout=1.0, stop_after=1)):
                             self._wake_soon()
+                            self.stopped.wait(REST_SECONDS)
             except Exception as exc:  # the server went away: listen again, the hub re-reads anyway
                 log.warning("stream: LISTEN connection lost (%s); listening again", exc)
                 self.stopped.wait(RECONNECT_SECONDS)
