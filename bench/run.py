@@ -43,7 +43,7 @@ def status_steps(backend: str, quick: bool, duration: int, rounds: int) -> list[
         ["status_after_write", "--database-url", live, "--only", "page", "--duration", seconds],
         ["status_burst", "--database-url", large, "--duration", str(duration + 2), "--rounds", str(rounds)],
         # /api/v2: the keyset walk (8 years at a live density, 1M reports: page 10,000) and the 304 path.
-        ["status_walk_dataset", "--database-url", walk, "--reports", "1000000", "--days", "3000", "--if-missing"],
+        ["status_dataset", "--database-url", walk, "--reports", "1000000", "--days", "3000", "--if-missing"],
         ["status_v2", "--database-url", walk, "--duration", seconds],
         # /api/v2/stream: delivery across 2 processes, 5,000 subscribers' memory, POST speed while they listen.
         ["status_stream", "--backend", backend, *(["--posts", "20", "--subscribers", "500"] if quick else [])],
