@@ -16,7 +16,7 @@ MIGRATIONS = Path(__file__).parent.parent / "migrations"
 
 
 def upgrade(engine: Engine) -> None:
-    """Create or migrate the schema to the newest revision of every branch."""
+    """Create or migrate the schema to the newest revision."""
     from alembic import command
     from alembic.config import Config
 
@@ -25,4 +25,4 @@ def upgrade(engine: Engine) -> None:
     with connect(engine, write=True) as conn:
         one_at_a_time(conn)  # the second of two processes finds the schema migrated, not half-made
         config.attributes["connection"] = conn
-        command.upgrade(config, "heads")
+        command.upgrade(config, "head")

@@ -151,7 +151,7 @@ def test_migration_counts_existing_reports(database_url, tmp_path):
                     for period, name in enumerate(["AO-91", "AO-91", "SO-50"])
                 ],
             )
-            command.upgrade(config, "heads")
+            command.upgrade(config, "head")
         with connect(engine) as conn:
             assert (
                 counted(conn)

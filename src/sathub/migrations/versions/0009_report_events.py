@@ -28,14 +28,14 @@ Rows:
 - Deleting reports records nothing (reports are deleted only by maintenance, never by a door).
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0009"
-down_revision = "0007"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 

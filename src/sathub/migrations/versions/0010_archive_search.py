@@ -19,7 +19,7 @@ Mailman's archiver call, a list deleted), so no writer calls anything and no job
 Existing emails are indexed here, in batches, with a progress line on stderr for big archives.
 
 Revision ID: 0010
-Revises: 0007
+Revises: 0009
 """
 
 import sys
@@ -29,7 +29,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision = "0010"
-down_revision = "0007"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 

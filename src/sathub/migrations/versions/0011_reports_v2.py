@@ -5,14 +5,14 @@ however deep, where reports_time (day, hour, period, id) would sort each quarter
 by slot first and reports_slot (name first) could not serve a walk across satellites.
 
 Revision ID: 0011
-Revises: 0007
+Revises: 0010
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0011"
-down_revision = "0007"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
