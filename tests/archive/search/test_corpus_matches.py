@@ -110,7 +110,7 @@ def test_every_kind_of_query_finds_what_a_scan_finds(loaded):
     engine, docs, beyond, samples, phrases = loaded
     ignored = beyond if engine.dialect.name == "postgresql" else set()
 
-    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
     @given(queries(samples, phrases))
     def check(text):
         tree = parse(text)

@@ -14,6 +14,7 @@ import pytest
 
 from sathub import db
 from sathub.status.store import writes
+from tests.conftest import POSTGRES_URL
 from tests.live_server import sathub_server
 from tests.status.stream.sse import Listener
 
@@ -159,9 +160,9 @@ def test_the_stream_ends_cleanly_when_the_server_stops(engine, database_url):
     assert time.monotonic() - stopped < 8
 
 
+@pytest.mark.skipif(not POSTGRES_URL, reason="LISTEN/NOTIFY is PostgreSQL's: needs SATHUB_TEST_POSTGRES_URL")
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 def test_postgresql_listens_on_one_connection_per_process(engine, database_url):
-    if not database_url.startswith("postgresql"):
-        pytest.skip("LISTEN/NOTIFY is PostgreSQL's")
     with sathub_server(database_url) as root:
         listeners = [Listener(f"{root}/api/v2/stream?name=AO-91") for _ in range(5)]
         time.sleep(1)
