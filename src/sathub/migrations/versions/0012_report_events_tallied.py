@@ -1,0 +1,88 @@
+"""Interface A, SQLite: the stream's event triggers (0009) count a satellite's current cell from the
+hourly tally (report_hours, 0004/0007), as PostgreSQL's already do, instead of from the reports.
+
+SQLite fires the triggers of one event newest first, so 0009's per-row triggers ran before 0007's
+reports_*_tally and the tally was not yet up to date for them: they counted the block's reports
+(tens to hundreds of rows per report stored). Here 0009's event triggers are made again with the
+cell read from report_hours, then 0007's tally triggers are made again too, so that they are the
+newest and fire first: when an event trigger runs, report_hours counts the row it fires for. Both
+are remade from their own SQL as stored in sqlite_master (the events' with the one query of the
+cell swapped), so neither is written twice. Their order matters for nothing else: the events read
+no data revision, the tally no event.
+
+PostgreSQL: nothing (its statement triggers fire by name, reports_tally_* before
+reports_zz_events_*, and count from report_hours since 0009).
+
+Revision ID: 0012
+Revises: 0011
+"""
+
+import importlib
+
+from alembic import op
+
+revision = "0012"
+down_revision = "0011"
+branch_labels = None
+depends_on = None
+
+# 0009's names and SQL, defined once there (a module whose name starts with a digit: imported by name).
+events = importlib.import_module("sathub.migrations.versions.0009_report_events")
+STORED = "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'reports' AND name GLOB ?"
+COUNTED = events._newest_cell("NEW.name", events.SQLITE_WRITTEN)  # 0009's: the block's reports
+
+
+def _tallied_cell(name: str, written: str) -> str:
+    """0009's _newest_cell (the same candidates for the current cell), with the count of each
+    report value summed from at most eight rows of report_hours' primary key instead of the
+    block's reports; no row when the cell holds no report, as 0009's count gave none."""
+    sums = ", ".join(
+        f"sum(CASE WHEN t.report = '{value}' THEN t.report_count ELSE 0 END) AS {count}"
+        for value, count in zip(events.VALUES, events.COUNTS, strict=True)
+    )
+    recorded = f"SELECT day, hour FROM report_event_cells WHERE name = {name}"
+    latest = (
+        f"SELECT latest_day, (latest_hour / 2) * 2 FROM report_totals WHERE name_key = lower({name}) "
+        f"AND NOT EXISTS ({recorded})"
+    )
+    return (
+        f"SELECT b.day, b.hour, {sums} FROM ("
+        f"SELECT day, hour FROM ({written} UNION ALL {recorded} UNION ALL {latest}) candidates "
+        f"ORDER BY day DESC, hour DESC LIMIT 1) b "
+        f"JOIN report_hours t ON t.day = b.day AND t.hour IN (b.hour, b.hour + 1) AND t.name = {name} "
+        f"GROUP BY b.day, b.hour HAVING sum(t.report_count) > 0"
+    )
+
+
+TALLIED = _tallied_cell("NEW.name", events.SQLITE_WRITTEN)
+
+
+def upgrade() -> None:
+    if op.get_bind().dialect.name != "sqlite":
+        return
+    tallies = _stored("reports_*_tally")
+    _remake_events(COUNTED, TALLIED)
+    for name, sql in tallies:  # made last: the newest, so they fire first
+        op.execute(f"DROP TRIGGER {name}")
+        op.execute(sql)
+
+
+def downgrade() -> None:
+    # 0009's triggers again, made after the tally's: they fire first and count the reports, as in 0009.
+    if op.get_bind().dialect.name != "sqlite":
+        return
+    _remake_events(TALLIED, COUNTED)
+
+
+def _stored(pattern: str) -> list[tuple[str, str]]:
+    return [tuple(row) for row in op.get_bind().exec_driver_sql(STORED, (pattern,)).all()]
+
+
+def _remake_events(cell: str, new_cell: str) -> None:
+    """reports_insert_events and reports_update_events, made again with the query of the cell
+    swapped (it occurs once in each)."""
+    for name, sql in _stored("reports_*_events"):
+        if sql.count(cell) != 1:
+            raise RuntimeError(f"{name} is not the trigger this migration expects")
+        op.execute(f"DROP TRIGGER {name}")
+        op.execute(sql.replace(cell, new_cell))
