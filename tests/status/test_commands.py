@@ -1,5 +1,6 @@
 """`sathub catalog ...` and `sathub admin add-user` against a real database."""
 
+import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 
@@ -77,3 +78,13 @@ def test_catalog_websites_must_be_http_urls(engine, tmp_path):
     listing = run(engine, "catalog", "list")
     assert "X-2,X two,," in listing and "X-3,X three,https://x3.test/," in listing
     assert "X-1" not in listing
+
+
+@pytest.mark.parametrize("option", ["name", "--display-name", "--website"])
+def test_catalog_add_refuses_text_over_255_characters_on_every_backend(engine, option):
+    long_text = "https://x.test/" + "a" * 241 if option == "--website" else "N" * 256
+    arguments = [long_text] if option == "name" else ["X-1", option, long_text]
+    url = engine.url.render_as_string(False)
+    result = CliRunner().invoke(main, ["catalog", "add", *arguments, "--database-url", url])
+    assert result.exit_code == 2 and "at most 255 characters" in result.output
+    assert "X-1" not in run(engine, "catalog", "list")

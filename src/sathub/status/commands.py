@@ -81,6 +81,9 @@ def catalog_load(file, database_url) -> None:
 @database_option
 def catalog_add(name, display_name, website, database_url) -> None:
     """Add (or update) the satellite with API name NAME."""
+    if max(len(name), len(display_name or ""), len(website)) > rules.CATALOG_TEXT_LIMIT:
+        limit = rules.CATALOG_TEXT_LIMIT
+        raise click.UsageError(f"NAME, --display-name and --website hold at most {limit} characters.")
     if website and not rules.is_web_url(website):
         raise click.BadParameter("Give an http:// or https:// address.", param_hint="--website")
     with db.connect(engine_for(database_url), write=True) as conn:

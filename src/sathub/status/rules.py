@@ -41,6 +41,12 @@ def php_trim(text: str) -> str:
     return text.strip(PHP_TRIM)
 
 
+# The catalog's text columns hold 255 characters (status-api.md section 4). Upstream's MariaDB
+# refuses longer values in strict mode and so does PostgreSQL, while SQLite would keep them: every
+# door that writes the catalog refuses them first, with one answer on every backend.
+CATALOG_TEXT_LIMIT = 255
+
+
 def is_web_url(text: str) -> bool:
     """A catalog website that may become a link: an http(s) URL with a host (a `javascript:` or
     `data:` URL would run in the visitor's browser)."""

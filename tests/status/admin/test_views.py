@@ -176,11 +176,18 @@ def test_create_shows_at_once_in_the_api_the_page_and_the_legacy_list(client, se
             {"satellite_name": "Dup", "html_satellite_name": "ao-91"},
             "A satellite with the HTML Name ao-91 already exists.",
         ),
+        *(
+            (
+                {"satellite_name": "N", "html_satellite_name": "X-1", **{field: "A" * 256}},
+                "The Satellite Name, HTML Name and website must be at most 255 characters each.",
+            )
+            for field in ("satellite_name", "html_satellite_name", "website")
+        ),
     ],
 )
-def test_create_refuses_empty_and_duplicate_names(client, seeded, fields, message):
+def test_create_refuses_empty_too_long_and_duplicate_names(client, seeded, fields, message):
     log_in(client)
-    assert message in client.post("/admin/create_satellite.php", data={**fields, "website": ""}).text
+    assert message in client.post("/admin/create_satellite.php", data={"website": "", **fields}).text
     with db.connect(seeded) as conn:
         assert len(catalog_store.catalog(conn)) == 3
 
@@ -233,6 +240,17 @@ def test_edit_prefills_escaped_values_and_update_renames_keeping_the_old_name_as
 def test_edit_of_a_bad_or_missing_id(client, seeded, path, message):
     log_in(client)
     assert f'<p class="message" role="status">{message}</p>' in client.get(path).text
+
+
+def test_update_refuses_a_name_over_255_characters_and_keeps_the_entry(client, seeded):
+    log_in(client)
+    entry_id = satellite_id(seeded, "FO-29")
+    fields = {"sat_id": str(entry_id), "satellite_name": "FO-29", "html_satellite_name": "F" * 256, "website": ""}
+    answer = client.post("/admin/update_satellite.php", data=fields)
+    assert answer.status_code == 200
+    assert "must be at most 255 characters each." in answer.text
+    with db.connect(seeded) as conn:
+        assert catalog_store.entry(conn, entry_id).api_name == "FO-29"
 
 
 def test_update_refuses_a_bad_id_and_a_duplicate_api_name(client, seeded):

@@ -31,6 +31,7 @@ from sathub.web import BodyTooLarge, client_address, form_fields, in_thread, set
 FAILED_LOGIN_DELAY = 1.0
 LOGIN_ATTEMPTS_PER_MINUTE = 10
 WEBSITE_REFUSED = "The website must be an http:// or https:// address."
+TOO_LONG = f"The Satellite Name, HTML Name and website must be at most {rules.CATALOG_TEXT_LIMIT} characters each."
 _INTEGER = re.compile(r"\s*([+-]?)0*([0-9]+)\s*")
 
 
@@ -215,6 +216,8 @@ async def _save(request: Request, fields: dict[str, str], satellite_id: int | No
     display_name, api_name, website = _names(fields)
     if not display_name or not api_name:
         return "You must enter the Satellite Name & HTML Name;"
+    if max(len(display_name), len(api_name), len(website)) > rules.CATALOG_TEXT_LIMIT:
+        return TOO_LONG
     if website and not rules.is_web_url(website):
         return WEBSITE_REFUSED
     if not await in_thread(request, _store_entry, satellite_id, display_name, api_name, website, write=True):
