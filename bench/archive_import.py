@@ -1,7 +1,7 @@
 """Archive import speed and memory: `sathub archive import` on the real corpus and on a generated
 1,000,000-message mbox.
 
-    python -m bench.archive_import generate [--count 1000000] [--out FILE.mbox.gz]
+    python -m bench.archive_import generate [--count 1000000] [--out FILE.mbox.gz] [--text corpus]
     python -m bench.archive_import corpus [--database-url URL]
     python -m bench.archive_import run FILE... --list ADDRESS [--database-url URL]
 
@@ -15,6 +15,9 @@ The generated archive is realistic in shape, not in text: threads of heavy-taile
 messages, a few hundreds), 20,000 senders of Zipf-like activity, 3% of messages held back so
 their replies arrive first (and their roots later), 0.3% duplicated Message-IDs, 0.1% without
 a Message-ID, 2% RFC 2047 subjects, 1% multipart with an attachment, ~1.3 KB per message.
+
+With `--text corpus` (the search benchmark's archive, bench/archive_search_scale.py) the text is
+the real corpus's instead: see CorpusText.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import gzip
 import heapq
 import os
 import random
+import re
 import resource
 import sys
 import threading
@@ -31,13 +35,16 @@ import time
 from bisect import bisect
 from collections import deque
 from datetime import UTC, datetime, timedelta
-from email.utils import format_datetime
+from email.header import Header
+from email.utils import format_datetime, formataddr
 from itertools import accumulate
 from pathlib import Path
 
 from bench.common import MAIL, OUT, backend_of, label, recreate_database, write_out
 from sathub import db
 from sathub.archive.ingest.importer import import_archive
+from sathub.archive.ingest.sources import RawMessage, read_archives
+from sathub.archive.mail.message import parse_email
 
 VOCABULARY = (
     "gps receiver fix satellite antenna signal daemon packet buffer driver serial port baud "
@@ -99,45 +106,162 @@ def text(rnd: random.Random, words: int) -> str:
     return "\n".join([*lines, " ".join(line)]) + "\n"
 
 
-def generate(path: Path, count: int, seed: int = 1) -> None:
+class SyntheticText:
+    """Words of VOCABULARY, uniformly; 20,000 made-up senders of Zipf-like activity; dates from
+    2010 over ten years."""
+
+    def __init__(self, rnd: random.Random, count: int):
+        self.senders = [
+            f"{rnd.choice(WORDS)}.{rnd.choice(WORDS)}{i}@{rnd.choice(['example.org', 'mail.example.net'])}"
+            for i in range(20_000)
+        ]
+        self.activity = list(accumulate(1 / (rank + 1) ** 0.9 for rank in range(len(self.senders))))
+        self.clock, self.mean_gap = datetime(2010, 1, 1), timedelta(days=3650) / count
+
+    def date(self, rnd: random.Random, n: int) -> datetime:
+        self.clock += self.mean_gap * rnd.expovariate(1.0)
+        return self.clock
+
+    def sender(self, rnd: random.Random) -> tuple[str, str]:
+        address = self.senders[bisect(self.activity, rnd.random() * self.activity[-1])]
+        return f"{address.split('@')[0].replace('.', ' ').title()} <{address}>", address
+
+    def body(self, rnd: random.Random) -> str:
+        return text(rnd, rnd.randint(20, 250))
+
+    def subject(self, rnd: random.Random) -> str:
+        subject = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 8)))
+        if rnd.random() < 0.02:
+            subject = "=?utf-8?q?" + subject.replace(" ", "_") + "_=C3=A9t=C3=A9?="
+        return "[bench] " + subject
+
+    def quote(self, rnd: random.Random) -> str:
+        return "> " + text(rnd, 20).replace("\n", "\n> ").rstrip("> ") + "\n"
+
+
+class CorpusText:
+    """The real corpus's text (shared/data/mail, as the importer parses it), so that at any size
+    common words are common and rare words rare, as a search over a real big archive meets them.
+    The corpus is stretched: message n of `count` is a variant of the real message at the same
+    place in date order (its template), which gives it
+    - its date (the corpus's date quantile n/count: the corpus's years, 2004-2021, busy and quiet),
+    - its sender (name and address: esr@thyrsus.com writes 16% of messages), and, when it starts
+      a thread, its subject (its Re:/Fwd: taken off);
+    - a body of as many lines as the template's, each a random line of the bodies of the
+      template's NEIGHBOURS messages on either side in its list (quoted lines included): words
+      come at their real frequencies, phrases are the corpus's own ("release candidate"), and a
+      word stays with its list and its years (`gpsd -python` finds what it would in the corpus)
+      instead of being spread over every message."""
+
+    NEIGHBOURS = 25
+
+    def __init__(self, rnd: random.Random, count: int):
+        read: list[tuple[datetime, str, tuple[str, str], str | None, list[str]]] = []
+        for raw in read_archives(sorted(MAIL.glob("*.mbox.gz"))):
+            if not isinstance(raw, RawMessage):
+                continue
+            try:
+                email = parse_email(raw.data, raw.from_line, datetime(2000, 1, 1))
+            except Exception:  # the importer skips these too
+                continue
+            subject = None if email.in_reply_to else _header(REPLY_PREFIX.sub("", email.subject))
+            sender = _from_header(email.sender_name, email.sender_address)
+            read.append((email.date, raw.origin.rsplit(" #", 1)[0], sender, subject, email.content.splitlines()))
+        read.sort(key=lambda message: message[0])
+        self.dates = [message[0] for message in read]
+        self.templates = read
+        self.subjects = [message[3] for message in read if message[3]]
+        # Per list, its bodies' lines end to end; for each message, the span of lines around it.
+        lines: dict[str, list[str]] = {}
+        starts: dict[str, list[int]] = {}
+        place: list[tuple[str, int]] = []
+        for _, origin, _, _, body in read:
+            place.append((origin, len(starts.setdefault(origin, []))))
+            starts[origin].append(len(lines.setdefault(origin, [])))
+            lines[origin] += body
+        for origin in starts:
+            starts[origin].append(len(lines[origin]))
+        self.lines = lines
+        self.spans = [
+            (
+                origin,
+                starts[origin][max(0, i - self.NEIGHBOURS)],
+                starts[origin][min(len(starts[origin]) - 1, i + self.NEIGHBOURS + 1)],
+            )
+            for origin, i in place
+        ]
+        self.count, self.template = count, 0
+
+    def date(self, rnd: random.Random, n: int) -> datetime:
+        """Message n's date; its template becomes the real message at that place."""
+        position = n * (len(self.dates) - 1) / max(1, self.count - 1)
+        low = int(position)
+        high = min(low + 1, len(self.dates) - 1)
+        self.template = low if position - low < 0.5 else high
+        return self.dates[low] + (self.dates[high] - self.dates[low]) * (position - low)
+
+    def sender(self, rnd: random.Random) -> tuple[str, str]:
+        return self.templates[self.template][2]
+
+    def body(self, rnd: random.Random) -> str:
+        origin, first, end = self.spans[self.template]
+        pool = self.lines[origin]
+        out = []
+        for _ in range(len(self.templates[self.template][4])):
+            line = pool[rnd.randrange(first, end)] if end > first else ""
+            # An unescaped "From " line would start a new message in the mbox.
+            out.append(">" + line if line.startswith("From ") else line)
+        return "\n".join(out) + "\n"
+
+    def subject(self, rnd: random.Random) -> str:
+        return self.templates[self.template][3] or rnd.choice(self.subjects)
+
+    def quote(self, rnd: random.Random) -> str:
+        return ""  # the corpus's lines include its quoted lines, at their real share
+
+
+REPLY_PREFIX = re.compile(r"^\s*((re|fwd?|aw)\s*:\s*)+", re.IGNORECASE)
+TEXTS: dict[str, type[SyntheticText | CorpusText]] = {"synthetic": SyntheticText, "corpus": CorpusText}
+
+
+def _header(value: str) -> str:
+    """A header value as mail carries it: 7-bit, RFC 2047 words where it is not ASCII."""
+    value = " ".join(value.split())
+    return value if value.isascii() else Header(value, "utf-8").encode()
+
+
+def _from_header(name: str, address: str) -> tuple[str, str]:
+    return formataddr((name, address), charset="utf-8") if name else f"<{address}>", address
+
+
+def generate(path: Path, count: int, seed: int = 1, text_kind: str = "synthetic") -> None:
     """Stream `count` messages into a gzip mbox; memory is bounded by the windows kept below."""
     rnd = random.Random(seed)
-    senders = [
-        f"{rnd.choice(WORDS)}.{rnd.choice(WORDS)}{i}@{rnd.choice(['example.org', 'mail.example.net'])}"
-        for i in range(20_000)
-    ]
-    activity = list(accumulate(1 / (rank + 1) ** 0.9 for rank in range(len(senders))))
+    source = TEXTS[text_kind](rnd, count)
     active: deque[dict] = deque(maxlen=3000)  # recent threads that may still get replies
     held: list[tuple[int, int, str]] = []  # (release at message n, tie, text): replies come first
     recent_texts: deque[str] = deque(maxlen=1000)
-    clock = datetime(2010, 1, 1)
-    mean_gap = timedelta(days=3650) / count
     with gzip.open(path, "wt", compresslevel=1, encoding="utf-8") as out:
         for n in range(count):
-            clock += mean_gap * rnd.expovariate(1.0)
-            address = senders[bisect(activity, rnd.random() * activity[-1])]
+            clock = source.date(rnd, n)
+            from_header, address = source.sender(rnd)
             message_id = f"{n}.{rnd.getrandbits(32):08x}@bench.example.org"
-            headers = [
-                f"From: {address.split('@')[0].replace('.', ' ').title()} <{address}>",
-                f"Date: {format_datetime(clock.replace(tzinfo=UTC))}",
-            ]
-            body = text(rnd, rnd.randint(20, 250))
+            headers = [f"From: {from_header}", f"Date: {format_datetime(clock.replace(tzinfo=UTC))}"]
+            body = source.body(rnd)
             if not active or rnd.random() < 0.22:
-                subject = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 8)))
-                if rnd.random() < 0.02:
-                    subject = "=?utf-8?q?" + subject.replace(" ", "_") + "_=C3=A9t=C3=A9?="
+                subject = source.subject(rnd)
                 thread = {"subject": subject, "ids": [message_id], "open": rnd.paretovariate(1.2)}
                 active.append(thread)
-                headers.append(f"Subject: [bench] {subject}")
+                headers.append(f"Subject: {subject}")
             else:
                 thread = active[-1 - min(int(rnd.expovariate(1 / 40)), len(active) - 1)]
                 parent = thread["ids"][max(0, len(thread["ids"]) - 1 - int(rnd.expovariate(0.7)))]
                 headers += [
-                    f"Subject: Re: [bench] {thread['subject']}",
+                    f"Subject: Re: {thread['subject']}",
                     f"In-Reply-To: <{parent}>",
                     f"References: <{thread['ids'][0]}> <{parent}>",
                 ]
-                body = "> " + text(rnd, 20).replace("\n", "\n> ").rstrip("> ") + "\n" + body
+                body = source.quote(rnd) + body
                 thread["ids"].append(message_id)
                 if len(thread["ids"]) > thread["open"] * 4:
                     active.remove(thread)  # the thread has run its course
@@ -213,6 +337,7 @@ def main() -> None:
     gen = commands.add_parser("generate", help="write the generated archive")
     gen.add_argument("--count", type=int, default=1_000_000)
     gen.add_argument("--out", type=Path, help="default: bench/out/archive_import_<count>.mbox.gz")
+    gen.add_argument("--text", choices=sorted(TEXTS), default="synthetic", help="where words come from")
     corpus = commands.add_parser("corpus", help="import the real corpus of shared/data/mail")
     corpus.add_argument("--database-url")
     run = commands.add_parser("run", help="import FILE... into a fresh database")
@@ -224,7 +349,7 @@ def main() -> None:
         args.out = args.out or OUT / f"archive_import_{args.count}.mbox.gz"
         args.out.parent.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
-        generate(args.out, args.count)
+        generate(args.out, args.count, text_kind=args.text)
         print(
             f"{args.count} messages written to {args.out} ({args.out.stat().st_size / 2**20:.0f} MB gzip) "
             f"in {time.monotonic() - started:.0f} s"
