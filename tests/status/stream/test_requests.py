@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from sathub import db
-from sathub.status.api import stream
+from sathub.status.push import hub
 from sathub.status.store import events as store
 from tests.live_server import app_in_thread
 from tests.status.seed import SUBMISSION, hours_ago, seed_catalog, store_report
@@ -74,7 +74,7 @@ def test_a_submit_php_report_is_an_event(client, engine):
 
 
 def test_heartbeat_and_gap(tmp_path, monkeypatch):
-    monkeypatch.setattr(stream, "HEARTBEAT_SECONDS", 0.3)
+    monkeypatch.setattr(hub, "HEARTBEAT_SECONDS", 0.3)
     with app_in_thread(tmp_path / "sathub.db") as (site, engine):
         seed_catalog(engine)
         for n in range(3):

@@ -162,15 +162,23 @@ def test_the_stream_ends_cleanly_when_the_server_stops(engine, database_url):
 
 @pytest.mark.skipif(not POSTGRES_URL, reason="LISTEN/NOTIFY is PostgreSQL's: needs SATHUB_TEST_POSTGRES_URL")
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_postgresql_listens_on_one_connection_per_process(engine, database_url):
-    with sathub_server(database_url) as root:
-        listeners = [Listener(f"{root}/api/v2/stream?name=AO-91") for _ in range(5)]
-        time.sleep(1)
+def test_postgresql_listens_on_one_connection_per_process_while_someone_listens(engine, database_url):
+    def listening() -> int:
         with engine.connect() as conn:
-            listening = conn.exec_driver_sql(
+            return conn.exec_driver_sql(
                 "SELECT count(*) FROM pg_stat_activity "
                 "WHERE datname = current_database() AND starts_with(query, 'LISTEN')"
             ).scalar()
-        assert listening == 1
+
+    with sathub_server(database_url) as root:
+        listeners = [Listener(f"{root}/api/v2/stream?name=AO-91") for _ in range(5)]
+        time.sleep(1)
+        assert listening() == 1
         for listener in listeners:
             listener.close()
+        # The last subscriber gone, the process stops listening (its LISTEN thread ends within
+        # the second it waits for notifications at a time).
+        deadline = time.monotonic() + 5
+        while listening():
+            assert time.monotonic() < deadline
+            time.sleep(0.1)

@@ -2,10 +2,11 @@
 
 The handler checks the request (filters, Last-Event-ID, the process's subscriber cap) and
 answers errors in the v1 envelope; the stream itself is EventStream, an ASGI answer that sends
-what the process's hub (status/push/hub.py) gives its subscriber, a heartbeat comment after
-HEARTBEAT_SECONDS of silence, and ends: cleanly when the server shuts down (the connection's
-hooks, server/http_protocol.py), at once when the client goes, and by an abort when the client
-stopped reading (the hub drops it, or one send outlasts SEND_SECONDS)."""
+what the process's hub (status/push/hub.py) gives its subscriber, a heartbeat comment when the
+hub's one heartbeat timer says it is due (hub.HEARTBEAT_SECONDS of silence), and ends: cleanly
+when the server shuts down (the connection's hooks, server/http_protocol.py), at once when the
+client goes, and by an abort when the client stopped reading (the hub drops it, or one send
+outlasts SEND_SECONDS)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,6 @@ from sathub.status.store.catalog import resolve_api_name
 from sathub.status.store.reports import stored_name
 from sathub.web import engine_of, in_thread, settings_of
 
-HEARTBEAT_SECONDS = 15.0
 SEND_SECONDS = 30.0  # one send that takes longer: the client stopped reading
 RETRY_AFTER_SECONDS = 30
 HEADERS = {
@@ -179,16 +179,15 @@ class EventStream(Response):
                     return
                 if made:
                     await self._send(send, b"".join(message.data for message in made))
+            elif subscriber.heartbeat_due:
+                await self._send(send, HEARTBEAT)
             else:
-                try:
-                    async with asyncio.timeout(HEARTBEAT_SECONDS):
-                        await subscriber.wake.wait()
-                except TimeoutError:
-                    await self._send(send, HEARTBEAT)
+                await subscriber.wake.wait()
                 # Cleared before looking again, so that a wake-up after this is seen by the next wait.
                 subscriber.wake.clear()
 
     async def _send(self, send: Send, body: bytes) -> None:
+        self.subscriber.sent()
         try:
             async with asyncio.timeout(SEND_SECONDS):
                 await send({"type": "http.response.body", "body": body, "more_body": True})

@@ -16,12 +16,22 @@ it nothing. Walking 5,000 idle subscribers per read (a hash and a comparison of 
 each) was a sixth of the process's CPU while reports were POSTed (py-spy, PostgreSQL).
 
 A subscriber's queue is bounded (MAX_QUEUED_BYTES): one that does not read what it is sent is
-dropped, its queue freed and its connection aborted, and the others never wait for it."""
+dropped, its queue freed and its connection aborted, and the others never wait for it.
+
+Heartbeats: one timer for all subscribers. Every second (HEARTBEAT_SECONDS / BEATS_PER_HEARTBEAT)
+the hub marks those that have been sent nothing for HEARTBEAT_SECONDS and wakes them; their
+streams send the comment. A timer per
+subscriber (a timeout around each wait for events) cost 5,000 timers armed, and re-armed at each
+wake-up, for 5,000 subscribers.
+
+Nothing runs while nobody listens: the wake-ups (wakeups.py) and the heartbeats start with the
+first subscriber and stop when the last one leaves."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,6 +50,8 @@ MAX_QUEUED_BYTES = 1 << 20  # queued for one subscriber beyond this: it is not r
 # and under a burst of writes one read takes the events of many commits, so the hub costs the
 # writers a bounded number of reads a second (20), not one per commit.
 REST_SECONDS = 0.05
+HEARTBEAT_SECONDS = 15.0  # sent nothing this long: a subscriber is sent a comment
+BEATS_PER_HEARTBEAT = 15  # the heartbeat timer's ticks: a stream is silent at most 1/15 longer
 log = logging.getLogger("sathub.status.stream")
 
 
@@ -58,6 +70,12 @@ class Subscriber:
     dropped: bool = False  # too slow: its stream ends without a word
     closing: bool = False  # the server shuts down: its stream ends cleanly
     abort: Callable[[], None] | None = None  # the connection's, when the server offers it
+    sent_at: float = field(default_factory=time.monotonic)  # of its last send (or its subscription)
+    heartbeat_due: bool = False  # set by the hub's heartbeat timer, cleared by a send
+
+    def sent(self) -> None:
+        self.sent_at = time.monotonic()
+        self.heartbeat_due = False
 
     def take(self) -> bytes:
         chunk = b"".join(self.queue)
@@ -77,6 +95,7 @@ class EventHub:
         self.wakeups = Wakeups(engine, probe, self._wake)
         self._woken = asyncio.Event()
         self._task: asyncio.Task | None = None
+        self._heartbeats: asyncio.Task | None = None
         self._started: asyncio.Future | None = None
 
     def _wake(self) -> None:
@@ -89,11 +108,29 @@ class EventHub:
             raise HubFull
         position = await self._start()
         if not self.count:  # nobody listened: the hub did not follow the commits meanwhile
-            position = self.position = max(position, await run_in_threadpool(self._read, store.watermark))
+            self._listen()  # before the watermark is read: a commit after it wakes the hub
+            try:
+                position = self.position = max(position, await run_in_threadpool(self._read, store.watermark))
+            except BaseException:
+                if not self.count:
+                    self._rest()
+                raise
         subscriber = Subscriber(wanted, position if after is None else min(after, position))
         self.count += 1
         self._place(subscriber)
         return subscriber
+
+    def _listen(self) -> None:
+        self.wakeups.start()
+        if self._heartbeats is None:
+            self._heartbeats = asyncio.create_task(self._beat(), name="sathub-stream-heartbeats")
+
+    def _rest(self) -> None:
+        """Nobody listens: no wake-up, no heartbeat timer (the next first subscriber starts them)."""
+        self.wakeups.stop()
+        if self._heartbeats is not None:
+            self._heartbeats.cancel()
+            self._heartbeats = None
 
     def position_of(self, subscriber: Subscriber) -> int:
         """The last id a subscriber has (queued or sent)."""
@@ -126,6 +163,8 @@ class EventHub:
         else:
             return False
         self.count -= 1
+        if not self.count:
+            self._rest()
         return True
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
@@ -142,7 +181,6 @@ class EventHub:
                 self._started = None
                 raise
             self._started.set_result(None)
-            self.wakeups.start()
             self._task = asyncio.create_task(self._run(), name="sathub-stream-hub")
         else:
             await asyncio.shield(self._started)
@@ -156,7 +194,7 @@ class EventHub:
     async def _run(self) -> None:
         while True:
             try:
-                await asyncio.wait_for(self._woken.wait(), FALLBACK_SECONDS)
+                await asyncio.wait_for(self._woken.wait(), FALLBACK_SECONDS if self.count else None)
             except TimeoutError:
                 pass
             self._woken.clear()
@@ -183,6 +221,22 @@ class EventHub:
                 self._publish(start, upto, messages(rows))
             if len(rows) < READ_LIMIT:
                 return
+
+    async def _beat(self) -> None:
+        """Wake the subscribers that have been sent nothing for HEARTBEAT_SECONDS, their heartbeat
+        due; read at each tick (tests shorten it)."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS / BEATS_PER_HEARTBEAT)
+            silent_since = time.monotonic() - HEARTBEAT_SECONDS
+            for subscriber in self._subscribers():
+                if subscriber.sent_at <= silent_since:
+                    subscriber.heartbeat_due = True
+                    subscriber.wake.set()
+
+    def _subscribers(self):
+        yield from self.behind
+        for group in self.groups.values():
+            yield from group
 
     def _publish(self, start: int, upto: int, made: list[Message]) -> None:
         """Each live subscriber's share of a read: the events its filter wants, joined once per
@@ -242,7 +296,7 @@ class EventHub:
 
     def shut_down(self) -> None:
         """Every stream of the process ends cleanly (the server stops)."""
-        for subscriber in [*self.behind, *(member for group in self.groups.values() for member in group)]:
+        for subscriber in list(self._subscribers()):
             subscriber.closing = True
             subscriber.wake.set()
 

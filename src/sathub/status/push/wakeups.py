@@ -6,6 +6,11 @@
   event loop every POLL_SECONDS while someone listens (a one-row read of a kept cursor);
 - in either, a commit of this process's own engine, at once.
 
+They run only while someone listens: the hub starts them for its first subscriber and stops them
+when its last one leaves. Left running, every commit of the process still woke the event loop
+(and, on PostgreSQL, the LISTEN thread) for nobody: a process whose one subscriber had come and
+gone POSTed 86 % as fast as one never subscribed to (bench/README.md).
+
 A wake-up only says "read again": the hub reads the events themselves from the database, so a
 notification lost (a dropped LISTEN connection) costs latency, never an event; the hub also
 reads every FALLBACK_SECONDS whatever happens."""
@@ -37,24 +42,38 @@ class Wakeups:
     def __init__(self, engine: Engine, probe: RevisionProbe, wake: Callable[[], None]):
         self.engine, self.probe, self.wake = engine, probe, wake
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.stopped = threading.Event()
+        # Set when stopped; each start has its own, so a LISTEN thread still waiting out its
+        # timeout after a stop ends even if the wake-ups were started again meanwhile.
+        self.stopped: threading.Event | None = None
         self._poller: asyncio.Task | None = None
         self._pending = False  # a wake-up is queued on the loop already: the next commits ride on it
 
+    @property
+    def running(self) -> bool:
+        return self.stopped is not None
+
     def start(self) -> None:
+        """From the event loop; nothing when running already."""
+        if self.stopped is not None:
+            return
         self.loop = asyncio.get_running_loop()
+        self.stopped = stopped = threading.Event()
         event.listen(self.engine, "commit", self._committed)
         if self.engine.dialect.name == "postgresql":
-            threading.Thread(target=self._listen, name="sathub-listen", daemon=True).start()
+            threading.Thread(target=self._listen, args=(stopped,), name="sathub-listen", daemon=True).start()
         else:
-            self._poller = asyncio.create_task(self._poll())
+            self._poller = asyncio.create_task(self._poll(stopped))
 
     def stop(self) -> None:
+        """From the event loop; nothing when stopped already."""
+        if self.stopped is None:
+            return
         self.stopped.set()
-        if event.contains(self.engine, "commit", self._committed):
-            event.remove(self.engine, "commit", self._committed)
+        self.stopped = None
+        event.remove(self.engine, "commit", self._committed)
         if self._poller is not None:
             self._poller.cancel()
+            self._poller = None
 
     def _committed(self, *_) -> None:
         # Runs in the thread that committed (the group-commit writer, a worker thread).
@@ -73,9 +92,9 @@ class Wakeups:
         self._pending = False
         self.wake()
 
-    async def _poll(self) -> None:
+    async def _poll(self, stopped: threading.Event) -> None:
         seen = None
-        while not self.stopped.is_set():
+        while not stopped.is_set():
             try:
                 revision = self.probe.read()
             except DatabaseUnavailable:
@@ -85,23 +104,23 @@ class Wakeups:
                 self.wake()
             await asyncio.sleep(POLL_SECONDS)
 
-    def _listen(self) -> None:
+    def _listen(self, stopped: threading.Event) -> None:
         import psycopg  # only on PostgreSQL
 
         conninfo = self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-        while not self.stopped.is_set():
+        while not stopped.is_set():
             try:
                 with psycopg.connect(conninfo, autocommit=True, connect_timeout=5) as conn:
                     conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
                     self._wake_soon()  # what was committed while not listening
-                    while not self.stopped.is_set():
+                    while not stopped.is_set():
                         # One packet's notifications at a time (all those that arrived meanwhile),
                         # then a rest: NOTIFYs sent while it rests wait in the socket and come as
                         # one batch, so a burst of commits wakes this thread (and takes the GIL
                         # from the event loop) 1 / REST_SECONDS times a second, not once per commit.
                         if any(True for _ in conn.notifies(timeout=1.0, stop_after=1)):
                             self._wake_soon()
-                            self.stopped.wait(REST_SECONDS)
+                            stopped.wait(REST_SECONDS)
             except Exception as exc:  # the server went away: listen again, the hub re-reads anyway
                 log.warning("stream: LISTEN connection lost (%s); listening again", exc)
-                self.stopped.wait(RECONNECT_SECONDS)
+                stopped.wait(RECONNECT_SECONDS)
