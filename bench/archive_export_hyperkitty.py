@@ -17,11 +17,8 @@ Writes bench/out/archive_export_hyperkitty.md. Takes ~20 min on a loaded 2-core 
 from __future__ import annotations
 
 import argparse
-import gzip
 import statistics
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -29,16 +26,12 @@ from starlette.testclient import TestClient
 
 from bench.archive_export import CORPUS_LISTS, _corpus_engine
 from bench.common import OUT, label, write_out
+from bench.peers import HYPERKITTY_VENV, export_mbox, hyperkitty, hyperkitty_import, sathub_export
 from sathub.app import create_app
 from sathub.archive.store import lists
 from sathub.archive.tables import emails
 from sathub.config import Settings
 
-SETTINGS = """from hyperkitty.tests.settings_test import *  # noqa
-
-DATABASES["default"]["NAME"] = {database!r}
-HAYSTACK_SIGNAL_PROCESSOR = "haystack.signals.BaseSignalProcessor"  # no indexing while importing
-"""
 COUNT = """import django
 django.setup()
 from hyperkitty.models import MailingList
@@ -66,40 +59,13 @@ print(size, *(statistics.median(r[i] for r in runs) for i in range(3)))
 TIMED_LISTS = ("python-committers@python.org", "3gpp_tsg_sa_wg4_evs@list.etsi.org")
 
 
-def hyperkitty(venv: Path) -> tuple[Path, dict[str, str]]:
-    """The venv's python and the environment its Django commands need."""
-    python = venv / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "HyperKitty==1.3.12", "Django==5.0.14"], check=True)
-    work = venv / "work"
-    work.mkdir(exist_ok=True)
-    (work / "hk_settings.py").write_text(SETTINGS.format(database=str(work / "hyperkitty.db")))
-    (work / "hyperkitty.db").unlink(missing_ok=True)
-    env = {"PYTHONPATH": str(work), "DJANGO_SETTINGS_MODULE": "hk_settings", "PATH": "/usr/bin:/bin"}
-    subprocess.run([str(venv / "bin" / "django-admin"), "migrate", "-v0"], env=env, check=True, capture_output=True)
-    return python, env
-
-
-def sathub_export(client: TestClient, name: str) -> tuple[bytes, float, float, float]:
-    """(gzip bytes, wall s, CPU s, first byte s) of one export through sathub's door."""
-    wall, cpu, first, body = time.monotonic(), time.process_time(), None, b""
-    with client.stream("GET", f"/archive/list/{name}/export/{name.split('@')[0]}.mbox.gz") as response:
-        assert response.status_code == 200, response.status_code
-        for piece in response.iter_raw():
-            if first is None and piece:
-                first = time.monotonic() - wall
-            body += piece
-    return body, time.monotonic() - wall, time.process_time() - cpu, first or 0.0
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--database-url", default=f"sqlite:///{OUT / 'archive_export_corpus.db'}")
-    parser.add_argument("--venv", type=Path, default=Path("/tmp/sathub-hyperkitty"))
+    parser.add_argument("--venv", type=Path, default=HYPERKITTY_VENV)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    python, env = hyperkitty(args.venv)
+    python, env = hyperkitty(args.venv, args.venv / "work")
     engine = _corpus_engine(args.database_url)
     names = [path.name.removesuffix(".mbox.gz") for path in CORPUS_LISTS]
     settings = Settings(database_url=args.database_url, base_url="http://bench.test", secret_key="bench")
@@ -109,8 +75,7 @@ def main() -> None:
     with TestClient(create_app(settings, engine=engine), base_url="http://bench.test") as client:
         ours = {}
         for name in names:
-            mbox = args.venv / "work" / f"{name}.mbox"
-            mbox.write_bytes(gzip.decompress(sathub_export(client, name)[0]))
+            export_mbox(client, name, args.venv / "work" / f"{name}.mbox")
             with engine.connect() as conn:
                 list_id = lists.find_list(conn, name).id
                 ours[name] = conn.execute(
@@ -118,21 +83,7 @@ def main() -> None:
                 ).scalar_one()
         for name in TIMED_LISTS:
             timed[name] = [sathub_export(client, name) for _ in range(args.repeat)]
-    seconds = {}
-    for name in names:
-        started = time.monotonic()
-        with open(args.venv / "work" / f"{name}.log", "wb") as log:
-            subprocess.run(
-                [
-                    *(str(args.venv / "bin" / "django-admin"), "hyperkitty_import", "--no-sync-mailman"),
-                    *("--ignore-mtime", "-l", name, str(args.venv / "work" / f"{name}.mbox")),
-                ],
-                env=env,
-                check=True,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        seconds[name] = time.monotonic() - started
+    seconds = {name: hyperkitty_import(args.venv, env, name, args.venv / "work" / f"{name}.mbox") for name in names}
     counted = subprocess.run([str(python), "-c", COUNT], env=env, check=True, capture_output=True, text=True)
     theirs = dict(line.rsplit(" ", 1) for line in counted.stdout.split("\n") if line.strip())
     for name in names:

@@ -29,39 +29,13 @@ from starlette.testclient import TestClient
 
 from bench.archive_export import _corpus_engine, _timed
 from bench.common import OUT, Server, free_port, label, write_out
+from bench.peers import public_inbox
 from sathub.app import create_app
 from sathub.config import Settings
 
 LIST = "python-committers@python.org"
 THREAD_ROOT = "CAP7+vJ+oK5q8a3kxizcbgUrrhwhOBbDj9VhSSNwZ0XgiOuBztQ@mail.gmail.com"  # "Transfer of power"
 THREAD_ID = "GQONAGWBBFRHVRUPU7RNBM75MHKGUFJN"
-IMPORT = r"""
-use strict; use warnings;
-use PublicInbox::Config; use PublicInbox::InboxWritable; use PublicInbox::MboxReader;
-my ($name, $file) = @ARGV;
-my $ibx = PublicInbox::InboxWritable->new(PublicInbox::Config->new->lookup_name($name));
-my $im = $ibx->importer(0);
-open my $fh, '<', $file or die $!;
-my $n = 0;
-PublicInbox::MboxReader->mboxrd($fh, sub { $im->add($_[0]) and $n++ });
-$im->done;
-print "$n\n";
-"""
-
-
-def public_inbox(folder, mbox, env) -> int:
-    """A fresh v2 inbox `pc` of the mbox, indexed for search; returns the messages it took."""
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    subprocess.run(
-        ["public-inbox-init", "-V2", "-L", "medium", "pc", str(folder / "pc"), "http://127.0.0.1/pc", LIST],
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-    added = subprocess.run(["perl", "-e", IMPORT, "pc", str(mbox)], env=env, check=True, capture_output=True, text=True)
-    subprocess.run(["public-inbox-index", str(folder / "pc")], env=env, check=True, capture_output=True)
-    return int(added.stdout.split()[-1])
 
 
 def _posted(base: str, path: str, repeat: int) -> list[tuple[float, float, int]]:
@@ -93,7 +67,9 @@ def main() -> None:
     engine.dispose()
     mbox = OUT / "archive_export_public_inbox.mbox"
     mbox.write_bytes(gzip.decompress(body))
-    taken = public_inbox(folder, mbox, env)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    taken = public_inbox(folder, "pc", LIST, mbox, env)
     port = free_port()
     inbox = subprocess.Popen(
         ["public-inbox-httpd", "-l", f"http://127.0.0.1:{port}"],

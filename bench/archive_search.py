@@ -12,19 +12,24 @@ For each backend, in one run:
    one keep-alive connection (`/archive/api/search/?q=…&limit=10`, the count included): each query
    warmed up, then timed --repeat times; median and 95th percentile, and the result count.
 
-Not measured here (see bench/README.md): public-inbox and HyperKitty on the same machine, and the
-1,000,000-message archive."""
+With --peers public-inbox,hyperkitty, then, the same mix on those peers beside sathub, all servers
+up at once and asked round-robin (bench/archive_search_peers.py; its `setup` first). Not measured
+here: the 1,000,000-message archive."""
 
 from __future__ import annotations
 
 import argparse
 import http.client
+import re
 import statistics
 import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from urllib.parse import quote
 
 import sqlalchemy as sa
 
+from bench.archive_export import BIG_LIST
 from bench.common import (
     MAIL,
     OUT,
@@ -62,6 +67,7 @@ MIX = [
     ("OR", "ntp OR chrony"),
     ("-word", "gpsd -python"),
 ]
+WARM_UP = 5  # requests of each query before the timed ones
 SQLITE_TRIGGERS = [
     "emails_search_insert",
     "emails_search_update_forget",
@@ -86,11 +92,17 @@ PG_TRIGGERS = [
 
 
 def fresh(backend: str, name: str) -> str:
+    """An empty database `name` (the SQLite file scratch_<name>.db, the PostgreSQL database
+    sathub_bench_<name>, or `name` itself when it carries the h<N>_ prefix of a scratch name)."""
     if backend == "sqlite":
         return scratch_sqlite(name)
-    url = pg_url(f"sathub_bench_{name}")
+    url = pg_url(pg_name(name))
     recreate_database(url)
     return url
+
+
+def pg_name(name: str) -> str:
+    return name if re.match(r"h\d+_", name) else f"sathub_bench_{name}"
 
 
 def imported(url: str, *, indexed: bool) -> tuple[float, int]:
@@ -114,32 +126,64 @@ def imported(url: str, *, indexed: bool) -> tuple[float, int]:
     return messages / seconds, messages
 
 
-def timed_mix(url: str, repeat: int) -> list[tuple[str, str, int, float, float]]:
-    rows = []
-    with Server.sathub(url, workers=1, log="archive_search") as server:
-        connection = http.client.HTTPConnection("127.0.0.1", server.port)
-        for name, query in MIX:
-            path = f"/archive/api/search/?q={quote(query)}&limit=10"
-            samples = []
-            for i in range(repeat + 5):
+@dataclass
+class Target:
+    """A server asked the mix on one keep-alive connection: its path for each query of the mix (by
+    name; None where it cannot express the query), and how its answer tells the number of results."""
+
+    name: str
+    port: int
+    paths: Mapping[str, str | None]
+    count: Callable[[bytes], int]
+    answers: tuple[int, ...] = (200,)  # the statuses of a search that worked
+
+
+def sathub_count(body: bytes) -> int:
+    return int(body.split(b'"count":', 1)[1].split(b",", 1)[0])
+
+
+def round_robin(targets: list[Target], repeat: int) -> dict[tuple[str, str], tuple[int, float, float]]:
+    """(results, median ms, p95 ms) of each target and query name: each query warmed up on each
+    target, then asked `repeat` times of each in turn, request by request, so that a noisy moment
+    of the machine hits every target alike."""
+    connections = {t.name: http.client.HTTPConnection("127.0.0.1", t.port, timeout=60) for t in targets}
+    found, counts = {}, {}
+    for name, _ in MIX:
+        asked = [(t, path) for t in targets if (path := t.paths.get(name))]
+        samples: dict[str, list[float]] = {t.name: [] for t, _ in asked}
+        for i in range(WARM_UP + repeat):
+            for target, path in asked:
+                connection = connections[target.name]
                 started = time.perf_counter()
                 connection.request("GET", path)
                 response = connection.getresponse()
                 body = response.read()
-                if i >= 5:
-                    samples.append((time.perf_counter() - started) * 1000)
-            assert response.status == 200, (query, body[:200])
-            count = int(body.split(b'"count":', 1)[1].split(b",", 1)[0])
-            rows.append((name, query, count, statistics.median(samples), percentile(samples, 95)))
+                elapsed = (time.perf_counter() - started) * 1000
+                if i < WARM_UP:
+                    assert response.status in target.answers, (target.name, name, response.status, body[:300])
+                    counts[target.name] = target.count(body)
+                else:
+                    samples[target.name].append(elapsed)
+        for target, _ in asked:
+            times = samples[target.name]
+            found[(target.name, name)] = (counts[target.name], statistics.median(times), percentile(times, 95))
+    for connection in connections.values():
         connection.close()
-    return rows
+    return found
+
+
+def timed_mix(url: str, repeat: int) -> list[tuple[str, str, int, float, float]]:
+    with Server.sathub(url, workers=1, log="archive_search") as server:
+        paths = {name: f"/archive/api/search/?q={quote(query)}&limit=10" for name, query in MIX}
+        found = round_robin([Target("sathub", server.port, paths, sathub_count)], repeat)
+    return [(name, query, *found[("sathub", name)]) for name, query in MIX]
 
 
 TABLE_HEAD = ["| query | q | results | median ms | p95 ms |", "|---|---|---:|---:|---:|"]
 
 
-def scratch_url(backend: str) -> str:
-    return f"sqlite:///{OUT / 'scratch_search.db'}" if backend == "sqlite" else pg_url("sathub_bench_search")
+def scratch_url(backend: str, name: str = "search") -> str:
+    return f"sqlite:///{OUT / f'scratch_{name}.db'}" if backend == "sqlite" else pg_url(pg_name(name))
 
 
 def mix_rows(url: str, repeat: int) -> list[str]:
@@ -156,19 +200,27 @@ def main() -> None:
     parser.add_argument(
         "--mix-only", action="store_true", help="time the query mix on the databases a previous run imported"
     )
+    parser.add_argument(
+        "--peers", default="", help="public-inbox,hyperkitty: the mix on them too, side by side (archive_search_peers)"
+    )
+    parser.add_argument("--peer-list", default=BIG_LIST, help="the one list the peers search, a request each")
+    parser.add_argument(
+        "--scratch", default="search", help="the scratch databases' name (scratch_<name>.db, sathub_bench_<name>)"
+    )
     args = parser.parse_args()
     lines = [f"# Archive search, {label('the real corpus')}", ""]
+    urls = {}
     for backend in args.backends.split(","):
         if backend == "postgresql" and not postgres_running():
             lines.append("PostgreSQL: not running, skipped.")
             continue
+        urls[backend] = url = scratch_url(backend, args.scratch)
         if args.mix_only:
-            url = scratch_url(backend)
             lines += [f"## {backend}", "", "(the query mix only, on the database of an earlier run)", ""]
             lines += [*TABLE_HEAD, *mix_rows(url, args.repeat), ""]
             continue
-        plain, plain_count = imported(fresh(backend, "search_plain"), indexed=False)
-        url = fresh(backend, "search")
+        plain, plain_count = imported(fresh(backend, f"{args.scratch}_plain"), indexed=False)
+        fresh(backend, args.scratch)
         speed, count = imported(url, indexed=True)
         engine = db.create_engine(url)
         with engine.connect() as conn:
@@ -188,8 +240,15 @@ def main() -> None:
         ]
         lines += mix_rows(url, args.repeat)
         lines.append("")
+    if args.peers:
+        # Imported here: archive_search_peers imports this module's mix and timing.
+        from bench.archive_search_peers import compare
+
+        lines += ["## Beside public-inbox and HyperKitty", ""]
+        lines += compare(urls, args.peers.split(","), args.peer_list, args.repeat)
     text = "\n".join(lines)
-    write_out(f"archive_search_{args.backends.replace(',', '_')}.md", text)
+    peers = f"_{args.peers.replace(',', '_')}" if args.peers else ""
+    write_out(f"archive_search_{args.backends.replace(',', '_')}{peers}.md", text)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,356 @@
+"""Issue 24's search mix on public-inbox 1.9 and HyperKitty 1.3.12 (Whoosh) beside sathub, in one run:
+
+    python -m bench.archive_search_peers setup [--peers public-inbox,hyperkitty] [--database-url URL]
+    python -m bench.archive_search --peers public-inbox,hyperkitty ...   # the table (bench/archive_search.py)
+
+`setup` gives each peer the corpus as sathub exports it (bench/peers.py), once, and records in
+bench/out/peers/<peer>.json how long that took and how big the indexes are; the table reuses it:
+- public-inbox: one v2 inbox per corpus list, `public-inbox-index` (Xapian, level full: phrases need its positions), served
+  by `public-inbox-httpd`; a search is `GET /<inbox>/?q=…` (its HTML page, 10 results a page by
+  default, as `l=10` would ask);
+- HyperKitty: `hyperkitty_import` of each list into its test settings on SQLite, then Whoosh's
+  index built by haystack's `update_index`; served by gunicorn (1 gthread worker, 1 thread, so
+  keep-alive) in its own venv; a search is `GET /search?q=…&mlist=<list>` (HTML: HyperKitty has
+  no JSON search), 10 results a page by default.
+
+public-inbox searches one inbox a request, so the peers and sathub's second column are all asked
+of one list (--peer-list, gpsd-dev by default, the biggest); sathub's first column searches all
+lists. Each query is translated into each peer's language (PEER_QUERIES); a query a peer cannot
+express is "—". All targets are up at once and asked round-robin, request by request, one
+keep-alive connection each, so that a noisy moment of the shared machine hits all of them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from urllib.parse import quote
+
+from starlette.testclient import TestClient
+
+from bench.archive_export import CORPUS_LISTS, _corpus_engine
+from bench.archive_search import MIX, Target, round_robin, sathub_count
+from bench.common import OUT, Server, code_version, free_port
+from bench.peers import (
+    HYPERKITTY_VENV,
+    django_admin,
+    export_mbox,
+    hyperkitty,
+    hyperkitty_env,
+    hyperkitty_import,
+    public_inbox,
+)
+from sathub import db
+from sathub.app import create_app
+from sathub.archive.store.search_index import index_sizes
+from sathub.config import Settings
+
+PEERS = ("public-inbox", "hyperkitty")
+SETUP_COMMAND = "python -m bench.archive_search_peers setup"
+FOLDER = OUT / "peers"
+PI_FOLDER = FOLDER / "public-inbox"
+HK_WORK = FOLDER / "hyperkitty"
+NAMES = [path.name.removesuffix(".mbox.gz") for path in CORPUS_LISTS]
+# The mix of bench/archive_search.py (by name) in each peer's language; None: not expressible.
+# public-inbox's Xapian parser has s:, f:, d:YYYYMMDD..YYYYMMDD, phrases, OR, -word and word*.
+# HyperKitty hands the text to haystack's auto_query: words, "phrases" and -word; it escapes
+# field prefixes, `*` and ranges, and lowercases OR into a plain word, so those have no peer.
+PEER_QUERIES: dict[str, dict[str, str | None]] = {
+    "public-inbox": {
+        "common word": "gpsd",
+        "rare word": "ephemeris",
+        "two words": "gps time",
+        "phrase": '"release candidate"',
+        "f:": "f:esr@thyrsus.com",
+        "s:": "s:release",
+        "date range + word": "d:20100101..20101231 gps",
+        "prefix": "satel*",
+        "OR": "ntp OR chrony",
+        "-word": "gpsd -python",
+    },
+    "hyperkitty": {
+        "common word": "gpsd",
+        "rare word": "ephemeris",
+        "two words": "gps time",
+        "phrase": '"release candidate"',
+        "f:": None,
+        "s:": None,
+        "date range + word": None,
+        "prefix": None,
+        "OR": None,
+        "-word": "gpsd -python",
+    },
+}
+
+
+def inbox(address: str) -> str:
+    return address.split("@")[0]
+
+
+def du(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def pi_env() -> dict[str, str]:
+    return {**os.environ, "PI_CONFIG": str(PI_FOLDER / "config")}
+
+
+def installed(peer: str) -> str | None:
+    """Why `peer` cannot be measured here, or None when it can."""
+    if peer == "public-inbox" and not shutil.which("public-inbox-httpd"):
+        return "public-inbox: not installed (apt-get install public-inbox), skipped."
+    if peer == "hyperkitty" and not (HYPERKITTY_VENV / "bin" / "gunicorn").exists():
+        return f"HyperKitty: no venv at {HYPERKITTY_VENV} ({SETUP_COMMAND}), skipped."
+    return None
+
+
+def versions() -> dict[str, str]:
+    found = {}
+    if shutil.which("dpkg-query"):
+        found["public-inbox"] = subprocess.run(
+            ["dpkg-query", "-W", "-f", "${Version}", "public-inbox"], capture_output=True, text=True
+        ).stdout
+    python = HYPERKITTY_VENV / "bin" / "python"
+    if python.exists():
+        found["hyperkitty"] = subprocess.run(
+            [
+                str(python),
+                "-c",
+                "import importlib.metadata as m; print(', '.join(p + ' ' + m.version(p) for p in "
+                "('HyperKitty', 'Django', 'django-haystack', 'Whoosh', 'gunicorn')))",
+            ],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    return found
+
+
+def setup_public_inbox(mboxes: dict[str, Path]) -> dict:
+    PI_FOLDER.mkdir(parents=True, exist_ok=True)
+    (PI_FOLDER / "config").unlink(missing_ok=True)
+    started, taken = time.monotonic(), {}
+    for name, mbox in mboxes.items():
+        taken[name] = public_inbox(PI_FOLDER, inbox(name), name, mbox, pi_env(), level="full")
+    return {
+        "seconds": time.monotonic() - started,
+        "messages": taken,
+        "xapian_bytes": sum(du(PI_FOLDER / inbox(name) / "xap15") for name in mboxes),
+        "inbox_bytes": sum(du(PI_FOLDER / inbox(name)) for name in mboxes),
+    }
+
+
+def setup_hyperkitty(mboxes: dict[str, Path]) -> dict:
+    whoosh = HK_WORK / "whoosh"
+    python, env = hyperkitty(HYPERKITTY_VENV, HK_WORK, whoosh=whoosh)
+    imported = sum(hyperkitty_import(HYPERKITTY_VENV, env, name, mbox) for name, mbox in mboxes.items())
+    indexed = django_admin(HYPERKITTY_VENV, env, "update_index", log=HK_WORK / "update_index.log")
+    counted = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import django; django.setup(); from hyperkitty.models import Email; print(Email.objects.count())",
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return {
+        "import_seconds": imported,
+        "index_seconds": indexed,
+        "messages": int(counted.stdout),
+        "whoosh_bytes": du(whoosh),
+        "database_bytes": (HK_WORK / "hyperkitty.db").stat().st_size,
+    }
+
+
+def setup(peers: list[str], database_url: str) -> None:
+    """Each peer in `peers` given the corpus as exported from sathub's database at `database_url`."""
+    FOLDER.mkdir(parents=True, exist_ok=True)
+    engine = _corpus_engine(database_url)
+    settings = Settings(database_url=database_url, base_url="http://bench.test", secret_key="bench")
+    with TestClient(create_app(settings, engine=engine), base_url="http://bench.test") as client:
+        mboxes = {name: export_mbox(client, name, FOLDER / f"{name}.mbox") for name in NAMES}
+    engine.dispose()
+    for peer in peers:
+        if (why := installed(peer)) and peer == "public-inbox":
+            print(why)
+            continue
+        facts = setup_public_inbox(mboxes) if peer == "public-inbox" else setup_hyperkitty(mboxes)
+        facts["version"] = versions().get(peer, "?")
+        setup_file(peer).write_text(json.dumps(facts, indent=1))
+        print(peer, facts)
+
+
+def setup_file(peer: str) -> Path:
+    """Where `setup` keeps what it measured of `peer`'s setup (a file each: they may run at once)."""
+    return FOLDER / f"{peer}.json"
+
+
+def public_inbox_server(address: str) -> tuple[Server, Target]:
+    port = free_port()
+    server = Server(
+        ["public-inbox-httpd", "-W0", "-l", f"http://127.0.0.1:{port}"], port, OUT / "archive_search_pi.log", pi_env()
+    )
+    queries = PEER_QUERIES["public-inbox"]
+    paths = {name: (f"/{inbox(address)}/?q={quote(q)}&l=10" if q else None) for name, q in queries.items()}
+    return server, Target("public-inbox", port, paths, pi_count, (200, 404))  # 404: nothing found
+
+
+def hyperkitty_server(address: str) -> tuple[Server, Target]:
+    port = free_port()
+    server = Server(
+        [
+            str(HYPERKITTY_VENV / "bin" / "gunicorn"),
+            *("--workers", "1", "--worker-class", "gthread", "--threads", "1", "--keep-alive", "60"),
+            *("--bind", f"127.0.0.1:{port}", "--log-level", "warning", "hk_wsgi:application"),
+        ],
+        port,
+        OUT / "archive_search_hk.log",
+        hyperkitty_env(HK_WORK),
+    )
+    queries = PEER_QUERIES["hyperkitty"]
+    paths = {name: (f"/search?q={quote(q)}&mlist={quote(address)}" if q else None) for name, q in queries.items()}
+    return server, Target("HyperKitty", port, paths, hk_count)
+
+
+def pi_count(body: bytes) -> int:
+    """The matches public-inbox's page says it found ("Results 1-10 of ~N", Xapian's estimate)."""
+    found = re.search(rb"Results \d+-\d+ of ~?(\d+)", body)
+    return int(found[1]) if found else 0
+
+
+def hk_count(body: bytes) -> int:
+    """The matches HyperKitty's page counts ("N messages", its paginator's count)."""
+    found = re.search(rb"</span>\s*(\d+) messages", body)
+    return int(found[1]) if found else 0
+
+
+def sathub_targets(backend: str, port: int, address: str) -> list[Target]:
+    """sathub's search API over all lists, and over the one list the peers search."""
+    api = "/archive/api/search/?q={}&limit=10"
+    return [
+        Target(f"sathub {backend}", port, {name: api.format(quote(q)) for name, q in MIX}, sathub_count),
+        Target(
+            f"sathub {backend} one list",
+            port,
+            {name: api.format(quote(q)) + f"&mlist={quote(address)}" for name, q in MIX},
+            sathub_count,
+        ),
+    ]
+
+
+def setup_facts(peer: str) -> dict | None:
+    path = setup_file(peer)
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def compare(urls: dict[str, str], peers: list[str], address: str, repeat: int) -> list[str]:
+    """The markdown of the mix on sathub (each backend's database in `urls`) beside `peers`."""
+    lines: list[str] = []
+    targets: list[Target] = []
+    for peer in peers:
+        why = installed(peer) or (None if setup_facts(peer) else f"{peer}: not set up ({SETUP_COMMAND}), skipped.")
+        if why:
+            print(why, flush=True)
+            lines += [why, ""]
+    ready = [peer for peer in peers if not installed(peer) and setup_facts(peer)]
+    with ExitStack() as stack:
+        for backend, url in urls.items():
+            server = stack.enter_context(Server.sathub(url, workers=1, log=f"archive_search_peers_{backend}"))
+            server.wait_up("/archive/api/lists/")
+            targets += sathub_targets(backend, server.port, address)
+        for peer in ready:
+            server, target = (public_inbox_server if peer == "public-inbox" else hyperkitty_server)(address)
+            stack.enter_context(server)  # up when it answers HTTP at all
+            targets.append(target)
+        found = round_robin(targets, repeat)
+    return lines + mix_table(found, list(urls), ready, address) + sizes_table(urls, ready)
+
+
+PEER_NAMES = {"public-inbox": "public-inbox", "hyperkitty": "HyperKitty"}
+
+
+def cell(found: dict, target: str, name: str) -> str:
+    if (target, name) not in found:
+        return "—"
+    count, median, p95 = found[(target, name)]
+    return f"{median:.1f} / {p95:.1f} ({count:,})"
+
+
+def mix_table(found: dict, backends: list[str], peers: list[str], address: str) -> list[str]:
+    sathub = [(f"sathub {b}", f"sathub {b} all lists") for b in backends] + [
+        (f"sathub {b} one list", f"sathub {b} {inbox(address)}") for b in backends
+    ]
+    theirs = [(PEER_NAMES[p], f"{PEER_NAMES[p]} {inbox(address)}") for p in peers]
+    ratios = [(PEER_NAMES[p], b) for p in peers for b in backends]
+    head = ["query", "q", *(title for _, title in sathub + theirs), *(f"{p} / sathub {b}" for p, b in ratios)]
+    lines = [
+        f"Median / p95 ms (results) of each query, {address} for the peers and the one-list columns:",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|---|---|" + "---:|" * (len(head) - 2),
+    ]
+    for name, query in MIX:
+        row = [name, f"`{query}`", *(cell(found, target, name) for target, _ in sathub + theirs)]
+        for peer, backend in ratios:
+            mine, other = found.get((f"sathub {backend} one list", name)), found.get((peer, name))
+            row.append(f"{other[1] / mine[1]:.1f}x" if mine and other else "—")
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "The mix in each peer's language (— : the peer cannot express it):", ""]
+    lines += ["| query | sathub | " + " | ".join(PEER_NAMES[p] for p in peers) + " |"]
+    lines += ["|---|---|" + "---|" * len(peers)]
+    for name, query in MIX:
+        translated = [PEER_QUERIES[p][name] for p in peers]
+        lines.append(f"| {name} | `{query}` | " + " | ".join(f"`{q}`" if q else "—" for q in translated) + " |")
+    return [*lines, ""]
+
+
+def sizes_table(urls: dict[str, str], peers: list[str]) -> list[str]:
+    lines = ["| system | version | setup | index on disk |", "|---|---|---|---|"]
+    for backend, url in urls.items():
+        engine = db.create_engine(url)
+        with engine.connect() as conn:
+            sizes = index_sizes(conn)
+        engine.dispose()
+        kind = "FTS5 tables" if backend == "sqlite" else "GIN index"
+        lines.append(
+            f"| sathub {backend} | code {code_version()} | (the import above) | {sizes['index_bytes'] / 1e6:.1f} MB "
+            f"({kind}) for {sizes['text_bytes'] / 1e6:.1f} MB of text |"
+        )
+    for peer in peers:
+        facts = setup_facts(peer) or {}
+        if peer == "public-inbox":
+            lines.append(
+                f"| public-inbox | {facts['version']} | {sum(facts['messages'].values()):,} messages imported and "
+                f"indexed (public-inbox-init, import, public-inbox-index) in {facts['seconds']:.0f} s | "
+                f"{facts['xapian_bytes'] / 1e6:.1f} MB (Xapian); the inboxes with git and SQLite "
+                f"{facts['inbox_bytes'] / 1e6:.1f} MB |"
+            )
+        else:
+            lines.append(
+                f"| HyperKitty | {facts['version']} | {facts['messages']:,} messages: hyperkitty_import "
+                f"{facts['import_seconds']:.0f} s, update_index {facts['index_seconds']:.0f} s | "
+                f"{facts['whoosh_bytes'] / 1e6:.1f} MB (Whoosh); its SQLite database "
+                f"{facts['database_bytes'] / 1e6:.1f} MB |"
+            )
+    return [*lines, ""]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["setup"])
+    parser.add_argument("--peers", default=",".join(PEERS))
+    parser.add_argument("--database-url", default=f"sqlite:///{OUT / 'archive_search_peers_corpus.db'}")
+    args = parser.parse_args()
+    setup(args.peers.split(","), args.database_url)
+
+
+if __name__ == "__main__":
+    main()
