@@ -1,25 +1,32 @@
 """The process's hub (status/push/hub.py) on one event loop, on SQLite and PostgreSQL: its wake-ups
 and its heartbeat timer run only while someone listens, a subscriber that comes after they stopped
-still receives what is committed, and the one heartbeat timer marks only the silent subscribers."""
+still receives what is committed, the one heartbeat timer marks only the silent subscribers, and
+subscribers of various filters coming while reports are written each receive exactly what their
+filter wants after their position."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import re
 import time
 
 from sqlalchemy import event
 
+from sathub import db
 from sathub.status.push import hub as hub_module
 from sathub.status.push.hub import EventHub, Subscriber
-from sathub.status.push.messages import Filter
+from sathub.status.push.messages import Filter, messages
 from sathub.status.revision import RevisionProbe
+from sathub.status.store import events as store
 from tests.status.seed import hours_ago, seed_catalog, store_report
 
 EVERYTHING = Filter()
+EVENT_ID = re.compile(rb"^id: (\d+)$", re.MULTILINE)
 
 
 def _hub(engine) -> EventHub:
-    return EventHub(engine, RevisionProbe(engine), max_subscribers=10)
+    return EventHub(engine, RevisionProbe(engine), max_subscribers=100)
 
 
 def _listening(hub: EventHub) -> bool:
@@ -81,3 +88,73 @@ def test_one_timer_marks_the_silent_subscribers_heartbeat_due(engine, monkeypatc
         hub.unsubscribe(talking)
 
     asyncio.run(scenario())
+
+
+async def _consume(hub: EventHub, subscriber: Subscriber, got: list[int]) -> None:
+    """What a stream does with its subscriber (api/stream.py), keeping the ids it would send."""
+    while True:
+        if subscriber.queue:
+            got += [int(found) for found in EVENT_ID.findall(subscriber.take())]
+        elif not subscriber.live and hub.position is not None and subscriber.behind_at < hub.position:
+            got += [message.id for message in await hub.catch_up(subscriber)]
+        else:
+            await subscriber.wake.wait()
+            subscriber.wake.clear()
+
+
+def test_subscribers_of_other_satellites_coming_while_the_hub_reads_miss_nothing(engine, monkeypatch):
+    """The hub reads only the satellites its live subscribers want; one that goes live with
+    another filter while a read is under way catches up from the database, so that every
+    subscriber receives each event its filter wants after its position, once, in order."""
+    seed_catalog(engine)
+    names = ("AO-91", "FO-29", "ISS-FM", "SO-50", "RS-44", "AO-7")
+    keys = [name.lower() for name in names]
+    # Each subscriber a filter of its own (a group the hub's read in progress did not know), the
+    # one for every satellite last (from then on the hub reads them all).
+    filters = [Filter(frozenset(pair)) for pair in itertools.combinations(keys, 2)]
+    filters += [Filter(frozenset({key})) for key in keys] + [EVERYTHING]
+    read = hub_module._new_events
+
+    def slow_read(*args):  # reads that last: most subscriptions happen during one
+        time.sleep(0.02)
+        return read(*args)
+
+    monkeypatch.setattr(hub_module, "_new_events", slow_read)
+    monkeypatch.setattr(hub_module, "REST_SECONDS", 0.0)  # and one after the other
+
+    def write() -> None:
+        for n in range(60):
+            store_report(engine, names[n % len(names)], hours_ago(n % 5), f"K{n}ABC")
+            time.sleep(0.005)
+
+    async def scenario() -> list[tuple[Filter, int, list[int]]]:
+        hub = _hub(engine)
+        subscribed = []  # filter, subscriber, its position when it came, the ids it got, its consumer
+        writer = asyncio.create_task(asyncio.to_thread(write))
+        for wanted in filters:
+            subscriber = await hub.subscribe(wanted, None)
+            got: list[int] = []
+            consumer = asyncio.create_task(_consume(hub, subscriber, got))
+            subscribed.append((wanted, subscriber, subscriber.behind_at, got, consumer))
+            await asyncio.sleep(0.01)
+        await writer
+        last = await asyncio.to_thread(_watermark, engine)
+        async with asyncio.timeout(10):
+            while hub.position != last or any(subscriber.queue for subscriber in hub._subscribers()):
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.2)
+        for _, subscriber, _, _, consumer in subscribed:
+            consumer.cancel()
+            hub.unsubscribe(subscriber)
+        return [(wanted, position, got) for wanted, _, position, got, _ in subscribed]
+
+    subscribed = asyncio.run(scenario())
+    with db.connect(engine) as conn:
+        made = messages(store.events_between(conn, 0, store.watermark(conn), limit=100_000))
+    for wanted, position, got in subscribed:
+        assert got == [message.id for message in made if message.id > position and wanted.wants(message)]
+
+
+def _watermark(engine) -> int:
+    with db.connect(engine) as conn:
+        return store.watermark(conn)

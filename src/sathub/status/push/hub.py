@@ -1,5 +1,7 @@
 """One hub per process: it reads the events committed since its position once, for every
-subscriber of the process, and hands each its share.
+subscriber of the process, and hands each its share. It reads only the satellites its live
+subscribers' filters name (all of them when one names none); a group that goes live during a
+read, with satellites that read did not cover, is sent back behind, to catch up on its own.
 
 Positions: the hub's is the last id it has read (a committed watermark, store/events.py). A
 subscriber whose position equals the hub's is *live*: it sits in the hub's group of its filter,
@@ -198,6 +200,7 @@ class EventHub:
             except TimeoutError:
                 pass
             self._woken.clear()
+            self.wakeups.taken()
             try:
                 await self._read_new()
                 await asyncio.sleep(REST_SECONDS)
@@ -209,18 +212,31 @@ class EventHub:
                 await asyncio.sleep(1)
 
     async def _read_new(self) -> None:
-        """Read every event committed since the hub's position, a page at a time, and give each
-        live subscriber its share. With nobody listening, nothing is read."""
+        """Read the events committed since the hub's position that its live subscribers want, a
+        page at a time, and give each its share. With nobody listening, nothing is read."""
         while True:
             assert self.position is not None
             start = self.position
             if not self.count:
                 return  # nothing to read for: the next first subscriber reads the watermark
-            upto, rows = await run_in_threadpool(self._read, _new_events, start)
+            names = self._wanted_names()
+            upto, rows = await run_in_threadpool(self._read, _new_events, start, names)
             if upto > start:
-                self._publish(start, upto, messages(rows))
+                self._publish(start, upto, messages(rows), names)
             if len(rows) < READ_LIMIT:
                 return
+
+    def _wanted_names(self) -> frozenset[str] | None:
+        """The satellites whose events the live groups want (None: every one). Reading only those
+        spares the hub the rows nobody listens to: with 5,000 subscribers of one satellite
+        nobody POSTed to, the events read and made into messages for none of them were a sixth
+        of the process's time on the GIL (py-spy, SQLite)."""
+        names: set[str] = set()
+        for wanted in self.groups:
+            if not wanted.names:
+                return None
+            names |= wanted.names
+        return frozenset(names)
 
     async def _beat(self) -> None:
         """Wake the subscribers that have been sent nothing for HEARTBEAT_SECONDS, their heartbeat
@@ -238,14 +254,21 @@ class EventHub:
         for group in self.groups.values():
             yield from group
 
-    def _publish(self, start: int, upto: int, made: list[Message]) -> None:
-        """Each live subscriber's share of a read: the events its filter wants, joined once per
-        group (distinct filter) and shared; a group whose filter wants none of them is not
-        visited. Those behind are woken: they read up to the new position themselves."""
+    def _publish(self, start: int, upto: int, made: list[Message], names: frozenset[str] | None) -> None:
+        """Each live subscriber's share of a read (of the satellites `names`, None: all): the
+        events its filter wants, joined once per group (distinct filter) and shared; a group whose
+        filter wants none of them is not visited. Those behind are woken: they read up to the new
+        position themselves, and so do the members of a group that went live during the read
+        and wants satellites it did not read."""
         if self.position != start:
             # Everyone left during the read and a new first subscriber set the position from a
             # later watermark: this read is stale, the next one starts from there.
             return
+        if names is not None:
+            for wanted in [wanted for wanted in self.groups if not wanted.names or not wanted.names <= names]:
+                for subscriber in self.groups.pop(wanted):
+                    subscriber.live, subscriber.behind_at = False, start
+                    self.behind.add(subscriber)
         self.position = upto
         for subscriber in self.behind:
             subscriber.wake.set()
@@ -301,11 +324,13 @@ class EventHub:
             subscriber.wake.set()
 
 
-def _new_events(conn, start: int):
-    """The watermark, then the events after `start` up to it (at most READ_LIMIT: the hub's
-    position moves to the last one read when the page is full)."""
+def _new_events(conn, start: int, names: frozenset[str] | None):
+    """The watermark, then the events after `start` up to it, of the satellites `names` (None:
+    all; none: only the watermark), at most READ_LIMIT: the hub's position moves to the last one
+    read when the page is full."""
     upto = store.watermark(conn)
-    rows = store.events_between(conn, start, upto, (), READ_LIMIT) if upto > start else []
+    wanted = upto > start and (names is None or names)
+    rows = store.events_between(conn, start, upto, names or (), READ_LIMIT) if wanted else []
     if len(rows) == READ_LIMIT:
         upto = rows[-1].id
     return upto, rows

@@ -57,6 +57,7 @@ class Wakeups:
         if self.stopped is not None:
             return
         self.loop = asyncio.get_running_loop()
+        self._pending = False
         self.stopped = stopped = threading.Event()
         event.listen(self.engine, "commit", self._committed)
         if self.engine.dialect.name == "postgresql":
@@ -80,17 +81,22 @@ class Wakeups:
         self._wake_soon()
 
     def _wake_soon(self) -> None:
-        """From any thread: one queued wake-up for any number of commits (a burst of writes must
-        not queue one callback, and take the GIL once more, per commit)."""
+        """From any thread: one wake-up for any number of commits until the hub takes it (a burst
+        of writes must not wake the event loop, and take the GIL from it, once per commit: the
+        hub reads at most 1 / REST_SECONDS times a second anyway; clearing it at delivery instead
+        cost 4.5 % of the samples of a process POSTed to, py-spy). No commit is missed for it:
+        one whose wake-up is skipped happens before the hub takes the pending one, so before the
+        hub's next read starts (and a commit not yet visible then is still announced by its
+        NOTIFY or by the revision poll, as always)."""
         loop = self.loop
         if self._pending or loop is None or loop.is_closed():
             return
         self._pending = True
-        loop.call_soon_threadsafe(self._deliver)
+        loop.call_soon_threadsafe(self.wake)
 
-    def _deliver(self) -> None:
+    def taken(self) -> None:
+        """The hub is about to read: the next commit wakes it again."""
         self._pending = False
-        self.wake()
 
     async def _poll(self, stopped: threading.Event) -> None:
         seen = None
