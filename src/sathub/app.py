@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -57,6 +59,17 @@ class SathubApp(Starlette):
         return ReplayedV2(stack, self.state.answers, self.state.settings.prefix)  # /api/v2's, beside v1's
 
 
+@asynccontextmanager
+async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    """While the app serves: the stream's events past the retention pruned, by every serving
+    process; at its end, the revision probe's connections closed."""
+    try:
+        async with pruning(app):
+            yield
+    finally:
+        app.state.answers.probe.close()
+
+
 def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     settings = settings or Settings.from_env()
     routes: list[BaseRoute] = [*status_routes(), *archive_routes()]
@@ -77,7 +90,7 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
         routes=routes,
         exception_handlers={404: not_found, **STATUS_EXCEPTION_HANDLERS},
         middleware=[Middleware(HostCheck, allowed=parse_allowed(settings.allowed_hosts))],
-        lifespan=pruning,  # the stream's events past the retention, by every serving process
+        lifespan=lifespan,
     )
     app.state.settings = settings
     app.state.engine = engine

@@ -2,8 +2,11 @@
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy import event
+from starlette.testclient import TestClient
 
 from sathub import db
+from sathub.app import create_app
 from sathub.db import DatabaseUnavailable
 from sathub.status.revision import RevisionProbe
 from tests.conftest import POSTGRES_URL
@@ -69,3 +72,28 @@ def test_postgresql_sessions_cost_random_pages_as_cached_data_does():
     assert setting(POSTGRES_URL) == "1.1"
     url = db.normalize_url(POSTGRES_URL).update_query_dict({"options": "-c random_page_cost=2.5"})
     assert setting(url.render_as_string(hide_password=False)) == "2.5"  # the operator's choice wins
+
+
+def _server_connections(engine) -> int | None:
+    """Connections to the test database open on the PostgreSQL server (None on SQLite)."""
+    if engine.dialect.name != "postgresql":
+        return None
+    with engine.connect() as conn:
+        query = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+        return conn.exec_driver_sql(query).scalar_one() - 1  # not this one
+
+
+def test_an_app_closes_its_probe_connections_when_it_stops(engine, settings):
+    """A cached read opens the probe's connection; the app's shutdown closes it and stops
+    listening to the engine's commits, so that apps made and dropped on one engine leave nothing
+    open on the server (the test suite made dozens)."""
+    engine.pool.dispose()
+    before = _server_connections(engine)
+    app = create_app(settings, engine=engine)
+    with TestClient(app, base_url="http://sathub.test") as client:
+        assert client.get("/api/v1/summary.php").status_code == 200
+        probe = app.state.answers.probe
+        assert probe._opened and event.contains(engine, "commit", probe._alive)
+    assert probe._opened == [] and not event.contains(engine, "commit", probe._alive)
+    engine.pool.dispose()
+    assert _server_connections(engine) == before

@@ -40,7 +40,25 @@ class RevisionProbe:
         self.local = threading.local()
         self.alive_at = float("-inf")
         self._psycopg = importlib.import_module("psycopg") if engine.dialect.name == "postgresql" else None
+        # Every thread's connection, so that close() reaches those of threads that are gone.
+        self._opened: list[Connection] = []
+        self._opened_lock = threading.Lock()
         event.listen(engine, "commit", self._alive)
+
+    def close(self) -> None:
+        """Close every thread's connection and stop listening to the engine's commits (the app's
+        shutdown; an app made and dropped, as tests do, would otherwise keep a connection per
+        thread it served from, idle on the server, and its listener on a shared engine)."""
+        if event.contains(self.engine, "commit", self._alive):
+            event.remove(self.engine, "commit", self._alive)
+        with self._opened_lock:
+            opened, self._opened = self._opened, []
+        for conn in opened:
+            try:
+                conn.close()
+            except Exception:  # gone with its server already
+                pass
+        self.local = threading.local()
 
     def _alive(self, *_) -> None:
         self.alive_at = time.monotonic()
@@ -97,6 +115,8 @@ class RevisionProbe:
             conn = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
             conn.detach()
             self.local.conn = conn
+            with self._opened_lock:
+                self._opened.append(conn)
             dbapi_connection = conn.connection.dbapi_connection
             assert dbapi_connection is not None, "a connection just opened, not invalidated"
             self.local.cursor = dbapi_connection.cursor()
@@ -115,6 +135,8 @@ class RevisionProbe:
         conn = getattr(self.local, "conn", None)
         self.local.conn = self.local.cursor = None
         if conn is not None:
+            with self._opened_lock:
+                self._opened = [kept for kept in self._opened if kept is not conn]
             try:
                 conn.invalidate()
             except Exception:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import namedtuple
+from contextlib import closing
 from datetime import datetime, timedelta
 
 from hypothesis import HealthCheck, given, settings
@@ -128,24 +129,24 @@ def test_summary_brought_up_to_date_equals_a_whole_read(migrated_engine, sequenc
     previous one is byte for byte the answer read whole."""
     empty_all_tables(migrated_engine)
     window = (DAYS[0], 1)
-    probe = RevisionProbe(migrated_engine)
-    with connect(migrated_engine) as conn:
-        answer = SummaryAnswer.of(report_store.summary(conn, window), 24)
-    for number, write in enumerate(sequence):
-        with connect(migrated_engine, write=True) as conn:
-            if write[0] == "catalog":
-                conn.execute(satellites.delete())
-                for name in write[1]:
-                    conn.execute(satellites.insert().values(api_name=name, display_name=f"{name} #{number}"))
-            else:
-                apply(conn, write)
-        update = report_store.summary_changes(probe, window, answer.revision)
+    with closing(RevisionProbe(migrated_engine)) as probe:
         with connect(migrated_engine) as conn:
-            whole = SummaryAnswer.of(report_store.summary(conn, window), 24)
-        updated = answer.updated(update)
-        if updated is None:  # a name it had not seen, or the catalog changed: read whole
-            assert write[0] == "catalog" or {row.name for row in update.groups} - set(answer.names)
-            updated = whole
-        assert updated.revision == whole.revision
-        assert updated.body == whole.body
-        answer = updated
+            answer = SummaryAnswer.of(report_store.summary(conn, window), 24)
+        for number, write in enumerate(sequence):
+            with connect(migrated_engine, write=True) as conn:
+                if write[0] == "catalog":
+                    conn.execute(satellites.delete())
+                    for name in write[1]:
+                        conn.execute(satellites.insert().values(api_name=name, display_name=f"{name} #{number}"))
+                else:
+                    apply(conn, write)
+            update = report_store.summary_changes(probe, window, answer.revision)
+            with connect(migrated_engine) as conn:
+                whole = SummaryAnswer.of(report_store.summary(conn, window), 24)
+            updated = answer.updated(update)
+            if updated is None:  # a name it had not seen, or the catalog changed: read whole
+                assert write[0] == "catalog" or {row.name for row in update.groups} - set(answer.names)
+                updated = whole
+            assert updated.revision == whole.revision
+            assert updated.body == whole.body
+            answer = updated
