@@ -14,7 +14,9 @@ what listening subscribers cost report POSTs. On a fresh database of the backend
    alternating between: a twin database without migration 0009's triggers (today's speed), this
    one without subscribers, and with --subscribers idle ones (filtered on a satellite nobody
    posts; each still gets a heartbeat every 15 s). Reports go to nine satellites, at times of the
-   last 24 hours, so that a two-hour cell holds tens of reports, as a busy one does.
+   last 24 hours, so that a two-hour cell holds tens of reports, as a busy one does. Each round
+   gives the rate and the server's CPU time per report (its process, with its PostgreSQL
+   backends), which a machine shared with other jobs disturbs far less than the rate.
 
 On fresh scratch databases (bench/out/scratch_stream*.db, or sathub_bench_stream_* on PostgreSQL).
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import resource
 import string
@@ -119,10 +122,16 @@ class Subscriber:
 
 
 async def post(connection: HttpConnection, n: int) -> tuple[int, float]:
-    """POST one report; (its id, when the 201 was read)."""
-    status, _, body = await connection.request(
-        "POST", "/api/v1/reports.php", report_body(n), {"Content-Type": "application/json"}
-    )
+    """POST one report; (its id, when the 201 was read). Sent again, once, on a new connection
+    when the server had closed this one (its keep-alive ran out while the bench waited, on a
+    loaded machine: the POST was not read)."""
+    sent = ("POST", "/api/v1/reports.php", report_body(n), {"Content-Type": "application/json"})
+    try:
+        status, _, body = await connection.request(*sent)
+    except HttpError as error:
+        if "IncompleteReadError: 0 bytes" not in str(error):
+            raise
+        status, _, body = await connection.request(*sent)
     if status != 201:
         raise HttpError(f"POST answered {status}: {body[:200]!r}")
     return json.loads(body)["data"]["id"], time.monotonic()
@@ -196,7 +205,7 @@ async def fanout(
         "SATHUB_MAX_CONNECTIONS_PER_CLIENT": "0",
         "SATHUB_STREAM_MAX_SUBSCRIBERS": str(subscribers + 100),
     }
-    result: dict = {"post_rates": {}}
+    result: dict = {"post_rates": {}, "cpu_ms": {}}
     with Server.sathub(url, workers=1, log="stream_fanout", env=env) as server:
         connection = HttpConnection(server.port)
         await post(connection, 10**6)  # the hub's first reader, the caches, the writer thread: warm
@@ -233,21 +242,25 @@ async def fanout(
             drop_event_triggers(twin)
             for round_ in range(rounds):
                 for mode in ("before 0009", "without", "with"):
-                    port = before.port if mode == "before 0009" else server.port
+                    target, target_url = (before, twin) if mode == "before 0009" else (server, url)
                     listening = []
                     if mode == "with":
                         listening = [Subscriber(server.port, "?name=FO-29") for _ in range(subscribers)]
                         await open_all(listening)
                         await asyncio.sleep(1)
                     first = 3 * 10**6 + round_ * 10**5 + len(mode) * 10**4
-                    result["post_rates"].setdefault(mode, []).append(await post_rate(port, posters, seconds, first))
+                    cpu = ServerCpu(target.pid, target_url)
+                    rate, posted = await post_rate(target.port, posters, seconds, first)
+                    result["post_rates"].setdefault(mode, []).append(rate)
+                    result["cpu_ms"].setdefault(mode, []).append(cpu.seconds() * 1000 / posted)
                     for subscriber in listening:
                         subscriber.close()
                     await asyncio.sleep(1)
     return result
 
 
-async def post_rate(port: int, posters: int, seconds: float, first: int) -> float:
+async def post_rate(port: int, posters: int, seconds: float, first: int) -> tuple[float, int]:
+    """Reports POSTed a second, and how many."""
     done = 0
     stop = time.monotonic() + seconds
     counter = iter(range(first, first + 10**6))
@@ -262,7 +275,43 @@ async def post_rate(port: int, posters: int, seconds: float, first: int) -> floa
 
     started = time.monotonic()
     await asyncio.gather(*(poster() for _ in range(posters)))
-    return done / (time.monotonic() - started)
+    return done / (time.monotonic() - started), done
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of a process (all its threads) so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class ServerCpu:
+    """The CPU time a server spends from now, with its PostgreSQL backends' (where the triggers
+    run). Throughput on two cores shared with other engineers' jobs moves by half from one minute
+    to the next; the CPU time a report costs the server moves far less."""
+
+    def __init__(self, pid: int, url: str):
+        self.pid, self.url = pid, url
+        self.start = self._now()
+
+    def _now(self) -> dict[int, float]:
+        now = {self.pid: cpu_seconds(self.pid)}
+        if backend_of(self.url) == "postgresql":
+            engine = db.create_engine(self.url)
+            with engine.connect() as conn:
+                pids = conn.exec_driver_sql(
+                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                ).scalars()
+                for pid in pids:
+                    try:
+                        now[pid] = cpu_seconds(pid)
+                    except FileNotFoundError:  # gone meanwhile
+                        pass
+            engine.dispose()
+        return now
+
+    def seconds(self) -> float:
+        """Spent since made (a backend that came meanwhile counts whole)."""
+        return sum(spent - self.start.get(pid, 0.0) for pid, spent in self._now().items())
 
 
 def ms(values: list[float]) -> str:
@@ -272,9 +321,10 @@ def ms(values: list[float]) -> str:
 def report(url: str, args, lat: dict, fan: dict) -> str:
     backend = backend_of(url)
     per = (fan["rss_with_kib"] - fan["rss_before_kib"]) / args.subscribers
-    rates = fan["post_rates"]
+    rates, cpu = fan["post_rates"], fan["cpu_ms"]
     medians = {mode: sorted(values)[len(values) // 2] for mode, values in rates.items()}
-    today = medians["before 0009"]
+    cpu_medians = {mode: sorted(values)[len(values) // 2] for mode, values in cpu.items()}
+    today, today_cpu = medians["before 0009"], cpu_medians["before 0009"]
     lines = [
         f"### stream on {backend} ({label('status_stream')})",
         "",
@@ -298,14 +348,16 @@ def report(url: str, args, lat: dict, fan: dict) -> str:
         f"| POST 201 → the last subscriber has it (p50 / max ms) | "
         f"{percentile(fan['all'], 50):.1f} / {max(fan['all']):.1f} |",
         "",
-        f"POST speed, {args.posters} connections, {args.seconds:.0f} s rounds alternating "
-        f"(reports/s; rounds, then median):",
+        f"POST speed, {args.posters} connections, {args.seconds:.0f} s rounds alternating: reports/s, and "
+        "the CPU time of the server (and its PostgreSQL backends) per report, each round then the median "
+        "(in brackets, the speed as a share of before 0009's: its rate, and its CPU time per report, over this one's):",
         "",
-        "| subscribers | rounds | median |",
-        "|---|---|---|",
+        "| subscribers | reports/s | median | server CPU ms / report | median |",
+        "|---|---|---|---|---|",
         *(
             f"| {described} | {', '.join(f'{r:.0f}' for r in rates[mode])} | {medians[mode]:.0f} "
-            f"({medians[mode] / today * 100:.0f} %) |"
+            f"({medians[mode] / today * 100:.0f} %) | {', '.join(f'{c:.2f}' for c in cpu[mode])} | "
+            f"{cpu_medians[mode]:.2f} ({today_cpu / cpu_medians[mode] * 100:.0f} %) |"
             for mode, described in (
                 ("before 0009", "none; the database before migration 0009 (a twin without the event triggers)"),
                 ("without", "none"),
