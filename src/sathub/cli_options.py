@@ -17,9 +17,12 @@ database_option = click.option(
 
 
 def engine_for(database_url: str | None):
-    """The engine of the database, migrated; a database that cannot be reached is one clear line."""
+    """The engine of the database, migrated; a database that cannot be reached is one clear line.
+    Its connections close when the command ends (a command run in a longer process, as tests and
+    `sathub serve`'s helpers do, would otherwise leave them open on the server)."""
     url = setting("database_url", database_url)
     engine = db.create_engine(url)
+    click.get_current_context().call_on_close(engine.dispose)
     try:
         db.upgrade(engine)
     except (sa.exc.OperationalError, db.DatabaseUnavailable) as exc:
