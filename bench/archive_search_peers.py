@@ -5,9 +5,10 @@
 
 `setup` gives each peer the corpus as sathub exports it (bench/peers.py), once, and records in
 bench/out/peers/<peer>.json how long that took and how big the indexes are; the table reuses it:
-- public-inbox: one v2 inbox per corpus list, `public-inbox-index` (Xapian, level full: phrases need its positions), served
-  by `public-inbox-httpd`; a search is `GET /<inbox>/?q=…` (its HTML page, 10 results a page by
-  default, as `l=10` would ask);
+- public-inbox: one v2 inbox per corpus list, `public-inbox-index` (Xapian, level full: phrases
+  need its positions), served by `public-inbox-httpd -W0` (one process, as sathub's one worker);
+  a search is `GET /<inbox>/?q=…&l=10` (its HTML page; without `l` it shows 200), newest first,
+  its default order;
 - HyperKitty: `hyperkitty_import` of each list into its test settings on SQLite, then Whoosh's
   index built by haystack's `update_index`; served by gunicorn (1 gthread worker, 1 thread, so
   keep-alive) in its own venv; a search is `GET /search?q=…&mlist=<list>` (HTML: HyperKitty has
@@ -39,6 +40,7 @@ from bench.archive_search import MIX, Target, round_robin, sathub_count
 from bench.common import OUT, Server, code_version, free_port
 from bench.peers import (
     HYPERKITTY_VENV,
+    TIMEOUT,
     django_admin,
     export_mbox,
     hyperkitty,
@@ -58,7 +60,8 @@ PI_FOLDER = FOLDER / "public-inbox"
 HK_WORK = FOLDER / "hyperkitty"
 NAMES = [path.name.removesuffix(".mbox.gz") for path in CORPUS_LISTS]
 # The mix of bench/archive_search.py (by name) in each peer's language; None: not expressible.
-# public-inbox's Xapian parser has s:, f:, d:YYYYMMDD..YYYYMMDD, phrases, OR, -word and word*.
+# public-inbox's Xapian parser has s:, f:, d:YYYYMMDD..YYYYMMDD, phrases, OR, -word and word*; its
+# f: searches the From: header as stored, which pipermail wrote "esr at thyrsus.com".
 # HyperKitty hands the text to haystack's auto_query: words, "phrases" and -word; it escapes
 # field prefixes, `*` and ranges, and lowercases OR into a plain word, so those have no peer.
 PEER_QUERIES: dict[str, dict[str, str | None]] = {
@@ -67,7 +70,7 @@ PEER_QUERIES: dict[str, dict[str, str | None]] = {
         "rare word": "ephemeris",
         "two words": "gps time",
         "phrase": '"release candidate"',
-        "f:": "f:esr@thyrsus.com",
+        "f:": 'f:"esr at thyrsus.com"',  # the From: as the pipermail archives (and sathub's export) have it
         "s:": "s:release",
         "date range + word": "d:20100101..20101231 gps",
         "prefix": "satel*",
@@ -137,11 +140,22 @@ def setup_public_inbox(mboxes: dict[str, Path]) -> dict:
     started, taken = time.monotonic(), {}
     for name, mbox in mboxes.items():
         taken[name] = public_inbox(PI_FOLDER, inbox(name), name, mbox, pi_env(), level="full")
+    seconds = time.monotonic() - started
+    # The external index over all inboxes: public-inbox's one way to search all lists at once (/all/).
+    shutil.rmtree(PI_FOLDER / "all", ignore_errors=True)
+    subprocess.run(
+        ["public-inbox-extindex", "--all", str(PI_FOLDER / "all")], env=pi_env(), check=True, timeout=TIMEOUT
+    )
+    subprocess.run(
+        ["git", "config", "-f", str(PI_FOLDER / "config"), "extindex.all.topdir", str(PI_FOLDER / "all")], check=True
+    )
     return {
-        "seconds": time.monotonic() - started,
+        "seconds": seconds,
         "messages": taken,
         "xapian_bytes": sum(du(PI_FOLDER / inbox(name) / "xap15") for name in mboxes),
         "inbox_bytes": sum(du(PI_FOLDER / inbox(name)) for name in mboxes),
+        "extindex_seconds": time.monotonic() - started - seconds,
+        "extindex_xapian_bytes": du(PI_FOLDER / "all" / "ei15"),
     }
 
 
@@ -193,17 +207,32 @@ def setup_file(peer: str) -> Path:
     return FOLDER / f"{peer}.json"
 
 
-def public_inbox_server(address: str) -> tuple[Server, Target]:
+ALL = "all lists"
+
+
+def public_inbox_server(address: str) -> tuple[Server, list[Target]]:
+    """public-inbox-httpd, and its search of the one inbox of `address` and, when the external
+    index over all inboxes was built, of all of them (`/all/`)."""
     port = free_port()
     server = Server(
         ["public-inbox-httpd", "-W0", "-l", f"http://127.0.0.1:{port}"], port, OUT / "archive_search_pi.log", pi_env()
     )
     queries = PEER_QUERIES["public-inbox"]
-    paths = {name: (f"/{inbox(address)}/?q={quote(q)}&l=10" if q else None) for name, q in queries.items()}
-    return server, Target("public-inbox", port, paths, pi_count, (200, 404))  # 404: nothing found
+    scopes = {inbox(address): inbox(address), **({ALL: "all"} if (PI_FOLDER / "all").exists() else {})}
+    return server, [
+        Target(
+            f"public-inbox {scope}",
+            port,
+            {name: (f"/{where}/?q={quote(q)}&l=10" if q else None) for name, q in queries.items()},
+            pi_count,
+            (200, 404),  # 404: nothing found
+        )
+        for scope, where in scopes.items()
+    ]
 
 
-def hyperkitty_server(address: str) -> tuple[Server, Target]:
+def hyperkitty_server(address: str) -> tuple[Server, list[Target]]:
+    """gunicorn serving HyperKitty, and its search of the list `address` and of all lists."""
     port = free_port()
     server = Server(
         [
@@ -216,8 +245,15 @@ def hyperkitty_server(address: str) -> tuple[Server, Target]:
         hyperkitty_env(HK_WORK),
     )
     queries = PEER_QUERIES["hyperkitty"]
-    paths = {name: (f"/search?q={quote(q)}&mlist={quote(address)}" if q else None) for name, q in queries.items()}
-    return server, Target("HyperKitty", port, paths, hk_count)
+    return server, [
+        Target(
+            f"HyperKitty {scope}",
+            port,
+            {name: (f"/search?q={quote(q)}{limit}" if q else None) for name, q in queries.items()},
+            hk_count,
+        )
+        for scope, limit in ((inbox(address), f"&mlist={quote(address)}"), (ALL, ""))
+    ]
 
 
 def pi_count(body: bytes) -> int:
@@ -236,13 +272,8 @@ def sathub_targets(backend: str, port: int, address: str) -> list[Target]:
     """sathub's search API over all lists, and over the one list the peers search."""
     api = "/archive/api/search/?q={}&limit=10"
     return [
-        Target(f"sathub {backend}", port, {name: api.format(quote(q)) for name, q in MIX}, sathub_count),
-        Target(
-            f"sathub {backend} one list",
-            port,
-            {name: api.format(quote(q)) + f"&mlist={quote(address)}" for name, q in MIX},
-            sathub_count,
-        ),
+        Target(f"sathub {backend} {scope}", port, {name: api.format(quote(q)) + limit for name, q in MIX}, sathub_count)
+        for scope, limit in ((ALL, ""), (inbox(address), f"&mlist={quote(address)}"))
     ]
 
 
@@ -267,11 +298,12 @@ def compare(urls: dict[str, str], peers: list[str], address: str, repeat: int) -
             server.wait_up("/archive/api/lists/")
             targets += sathub_targets(backend, server.port, address)
         for peer in ready:
-            server, target = (public_inbox_server if peer == "public-inbox" else hyperkitty_server)(address)
+            server, theirs = (public_inbox_server if peer == "public-inbox" else hyperkitty_server)(address)
             stack.enter_context(server)  # up when it answers HTTP at all
-            targets.append(target)
+            targets += theirs
+        targets.sort(key=lambda t: not t.name.endswith(ALL))  # the all-lists columns first
         found = round_robin(targets, repeat)
-    return lines + mix_table(found, list(urls), ready, address) + sizes_table(urls, ready)
+    return lines + mix_table(found, targets, list(urls), ready) + sizes_table(urls, ready)
 
 
 PEER_NAMES = {"public-inbox": "public-inbox", "hyperkitty": "HyperKitty"}
@@ -284,24 +316,28 @@ def cell(found: dict, target: str, name: str) -> str:
     return f"{median:.1f} / {p95:.1f} ({count:,})"
 
 
-def mix_table(found: dict, backends: list[str], peers: list[str], address: str) -> list[str]:
-    sathub = [(f"sathub {b}", f"sathub {b} all lists") for b in backends] + [
-        (f"sathub {b} one list", f"sathub {b} {inbox(address)}") for b in backends
-    ]
-    theirs = [(PEER_NAMES[p], f"{PEER_NAMES[p]} {inbox(address)}") for p in peers]
-    ratios = [(PEER_NAMES[p], b) for p in peers for b in backends]
-    head = ["query", "q", *(title for _, title in sathub + theirs), *(f"{p} / sathub {b}" for p, b in ratios)]
+def ratio(found: dict, peer: str, backend: str, name: str) -> str:
+    """The peer's median over sathub's on `backend`, for the same query and the same lists."""
+    scope = peer.split(" ", 1)[1]
+    theirs, mine = found.get((peer, name)), found.get((f"sathub {backend} {scope}", name))
+    return f"{theirs[1] / mine[1]:.2f}" if theirs and mine else "—"
+
+
+def mix_table(found: dict, targets: list[Target], backends: list[str], peers: list[str]) -> list[str]:
+    """Median / p95 of each target, then each peer's median over sathub's (below 1: the peer is
+    faster), and the mix as each peer was asked it."""
+    names = [t.name for t in targets]
+    peer_names = [n for n in names if not n.startswith("sathub ")]
+    head = ["query", "q", *names, *(f"{n} / sathub {', '.join(backends)}" for n in peer_names)]
     lines = [
-        f"Median / p95 ms (results) of each query, {address} for the peers and the one-list columns:",
+        "Median / p95 ms (results) of each query, then the peers' medians over sathub's on the same lists:",
         "",
         "| " + " | ".join(head) + " |",
         "|---|---|" + "---:|" * (len(head) - 2),
     ]
     for name, query in MIX:
-        row = [name, f"`{query}`", *(cell(found, target, name) for target, _ in sathub + theirs)]
-        for peer, backend in ratios:
-            mine, other = found.get((f"sathub {backend} one list", name)), found.get((peer, name))
-            row.append(f"{other[1] / mine[1]:.1f}x" if mine and other else "—")
+        row = [name, f"`{query}`", *(cell(found, n, name) for n in names)]
+        row += [" / ".join(ratio(found, n, b, name) for b in backends) for n in peer_names]
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", "The mix in each peer's language (— : the peer cannot express it):", ""]
     lines += ["| query | sathub | " + " | ".join(PEER_NAMES[p] for p in peers) + " |"]
@@ -331,7 +367,8 @@ def sizes_table(urls: dict[str, str], peers: list[str]) -> list[str]:
                 f"| public-inbox | {facts['version']} | {sum(facts['messages'].values()):,} messages imported and "
                 f"indexed (public-inbox-init, import, public-inbox-index) in {facts['seconds']:.0f} s | "
                 f"{facts['xapian_bytes'] / 1e6:.1f} MB (Xapian); the inboxes with git and SQLite "
-                f"{facts['inbox_bytes'] / 1e6:.1f} MB |"
+                f"{facts['inbox_bytes'] / 1e6:.1f} MB; the external index of all lists (/all/, "
+                f"{facts['extindex_seconds']:.0f} s) {facts['extindex_xapian_bytes'] / 1e6:.1f} MB more |"
             )
         else:
             lines.append(
