@@ -330,7 +330,8 @@ def mix_table(found: dict, targets: list[Target], backends: list[str], peers: li
     peer_names = [n for n in names if not n.startswith("sathub ")]
     head = ["query", "q", *names, *(f"{n} / sathub {', '.join(backends)}" for n in peer_names)]
     lines = [
-        "Median / p95 ms (results) of each query, then the peers' medians over sathub's on the same lists:",
+        "Median / p95 ms (results) of each query, then the peers' medians over sathub's on the same lists",
+        "(below 1: the peer is faster). The results are counts; public-inbox's is Xapian's estimate.",
         "",
         "| " + " | ".join(head) + " |",
         "|---|---|" + "---:|" * (len(head) - 2),
