@@ -205,7 +205,9 @@ def main() -> None:
     )
     parser.add_argument("--peer-list", default=BIG_LIST, help="the one list the peers search, a request each")
     parser.add_argument(
-        "--scratch", default="search", help="the scratch databases' name (scratch_<name>.db, sathub_bench_<name>)"
+        "--scratch",
+        default="search",
+        help="the scratch databases' name: scratch_<name>.db, and sathub_bench_<name> or, for h<N>_…, <name>",
     )
     args = parser.parse_args()
     lines = [f"# Archive search, {label('the real corpus')}", ""]
