@@ -2,10 +2,16 @@
 
 SQLite matches with the FTS5 table `email_search` (`MATCH`, ranked by `bm25`); PostgreSQL with
 the `tsvector` of `email_search.document` (`@@`, ranked by `ts_rank`), both kept by the triggers of
-migration 0010. The text part of the tree's top-level AND becomes one match expression, which
-also ranks; every other part (dates, `m:`, `l:`, and text under an OR or NOT that SQLite's syntax
-cannot say) becomes a predicate on `emails`, text ones as `id IN (one match)`. Mail of a private
-list is never selected, whatever the query.
+migrations 0010 and 0013. The text part of the tree's top-level AND becomes one match expression,
+which also ranks; every other part (dates, `m:`, `l:`, and text under an OR or NOT that SQLite's
+syntax cannot say) becomes a predicate, text ones as `id IN (one match)`. Mail of a private list
+is never selected, whatever the query.
+
+The rows a search reads: on SQLite `emails` (joined to the FTS5 match by rowid); on PostgreSQL
+`email_search` itself, which carries each email's list and date (0013), so that no match is looked
+up in `emails`: private lists are left out by their ids (`list_id NOT IN (the private lists)`,
+read once per statement from the small `mailing_lists`), and `emails` is read for the page's
+rows only.
 
 What other doors use (the API and the page here; the search feed and the mbox export of a search):
 `search(conn, tree, ...)` → Found (a page of rows, their scores, the exact count), and
@@ -31,15 +37,25 @@ SORTS = ("relevance", "date-desc", "date-asc")
 # its triggers own it, and nothing but them writes it).
 _FTS = sa.table("email_search", sa.column("rowid", sa.Integer))
 _FTS_NAME: sa.ColumnElement = sa.literal_column("email_search")
-_PG = sa.table("email_search", sa.column("email_id", sa.Integer), sa.column("document", postgresql.TSVECTOR))
+_PG = sa.table(
+    "email_search",
+    sa.column("email_id", sa.Integer),
+    sa.column("list_id", sa.Integer),
+    sa.column("date", sa.DateTime),
+    sa.column("heading", postgresql.TSVECTOR),
+    sa.column("document", postgresql.TSVECTOR),
+)
+_PG_MATCHED = _PG.alias("matched")
 _SQLITE_COLUMNS = {"subject": "subject", "body": "body", "sender": "sender", "files": "files"}
 _PG_WEIGHTS = {"subject": "A", "body": "B", "sender": "C", "files": "D"}
+_HEADING_FIELDS = ("subject", "sender", "files")  # the fields of email_search.heading (0013)
 # bm25 weights per FTS5 column (subject, body, sender, files): a word in the subject says more.
 _BM25 = (sa.literal(4.0), sa.literal(1.0), sa.literal(2.0), sa.literal(1.0))
 _PUBLIC = sa.and_(
     mailing_lists.c.id == emails.c.list_id,
     mailing_lists.c.archive_policy != PRIVATE,
 )
+_PRIVATE_LISTS = sa.select(mailing_lists.c.id).where(mailing_lists.c.archive_policy == PRIVATE)
 
 
 @dataclass(frozen=True)
@@ -119,17 +135,22 @@ class _Compiler:
 
     def __init__(self, dialect: str) -> None:
         self.postgresql = dialect == "postgresql"
+        # The columns of the rows a search reads (module docstring): the index's on PostgreSQL.
+        rows = _PG.c if self.postgresql else emails.c
+        self.id: sa.ColumnElement = rows.email_id if self.postgresql else rows.id
+        self.date: sa.ColumnElement = rows.date
+        self.list_id: sa.ColumnElement = rows.list_id
 
     def express(self, node: Node) -> str | None:
         return tsquery(node) if self.postgresql else fts_expression(node)
 
     def matching(self, expression: str) -> sa.ColumnElement:
-        """`emails.id IN (the emails the match expression finds)`."""
+        """`id IN (the emails the match expression finds)`."""
         if self.postgresql:
-            query = sa.select(_PG.c.email_id).where(_PG.c.document.op("@@")(_ts(expression)))
+            query = sa.select(_PG_MATCHED.c.email_id).where(_PG_MATCHED.c.document.op("@@")(_ts(expression)))
         else:
             query = sa.select(_FTS.c.rowid).where(_FTS_NAME.op("MATCH")(sa.literal(expression)))
-        return emails.c.id.in_(query)
+        return self.id.in_(query)
 
     def predicate(self, node: Node) -> sa.ColumnElement:
         expression = self.express(node)
@@ -144,31 +165,63 @@ class _Compiler:
         if isinstance(node, DateRange):
             bounds = []
             if node.start is not None:
-                bounds.append(emails.c.date >= node.start)
+                bounds.append(self.date >= node.start)
             if node.end is not None:
-                bounds.append(emails.c.date < node.end)
+                bounds.append(self.date < node.end)
             return sa.and_(sa.true(), *bounds)
         if isinstance(node, Exact) and node.field == "m":
+            if self.postgresql:
+                return self.id.in_(sa.select(emails.c.id).where(emails.c.message_id == sa.literal(node.value)))
             return emails.c.message_id == sa.literal(node.value)
         if isinstance(node, Exact):
             return (
-                emails.c.list_id
+                self.list_id
                 == sa.select(mailing_lists.c.id).where(mailing_lists.c.name == node.value).scalar_subquery()
             )
         raise TypeError(node)
 
-    def split(self, tree: Node) -> tuple[str | None, str | None, list[sa.ColumnElement]]:
-        """(the match expression, what ranks: its words without the NOTs, the other predicates)
-        of the tree's top-level AND."""
+    def split(self, tree: Node) -> tuple[list[sa.ColumnElement], str | None, list[sa.ColumnElement]]:
+        """(the match: conditions on the index, none when the tree has no words to find; what
+        ranks: the words without the NOTs; the other predicates) of the tree's top-level AND."""
         items = tree.items if isinstance(tree, And) else (tree,)
         text: list[Node] = [item for item in items if self.express(item) is not None and not isinstance(item, Not)]
         if not text:
-            return None, None, [self.predicate(item) for item in items]
+            return [], None, [self.predicate(item) for item in items]
         negated: list[Node] = [item for item in items if isinstance(item, Not) and self.express(item.item) is not None]
         rest = [item for item in items if item not in text and item not in negated]
-        matched = self.express(text[0] if len(text) == 1 and not negated else And(tuple(text + negated)))
-        ranked = self.express(text[0] if len(text) == 1 else And(tuple(text)))
-        return matched, ranked, [self.predicate(item) for item in rest]
+        return self.match(text, negated), self.express(_all(text)), [self.predicate(item) for item in rest]
+
+    def match(self, text: list[Node], negated: list[Node]) -> list[sa.ColumnElement]:
+        """The index conditions of the words `text` without the `negated` ones. On PostgreSQL the
+        parts of subject, sender and file names alone (`s:`, `f:`, `n:`) are asked of `heading`
+        (migration 0013), which holds those fields only: the GIN index cannot tell the fields (the
+        weights) apart, so each email it finds is checked again against its tsvector, which is a
+        few words in `heading` and the whole text in `document`. A NOT alone is never asked of an
+        index (it would read all of it): then everything is asked of `document`, as before 0013."""
+        if not self.postgresql:
+            return [_FTS_NAME.op("MATCH")(sa.literal(self.express(_all(text + negated))))]
+        heading = [item for item in text if _in_heading(item)]
+        heading_not = [item for item in negated if _in_heading(item)]
+        body = [item for item in text if item not in heading]
+        body_not = [item for item in negated if item not in heading_not]
+        if not heading or (body_not and not body):
+            heading, heading_not, body, body_not = [], [], text, negated
+        asked = ((_PG.c.heading, heading + heading_not), (_PG.c.document, body + body_not))
+        queries = [(column, tsquery(_all(parts))) for column, parts in asked if parts and parts[0] in text]
+        return [column.op("@@")(_ts(query)) for column, query in queries if query is not None]
+
+
+def _all(items: list[Node]) -> Node:
+    return items[0] if len(items) == 1 else And(tuple(items))
+
+
+def _in_heading(node: Node) -> bool:
+    """Whether every word of `node` is asked of the subject, the sender or the file names."""
+    if isinstance(node, Term):
+        return node.field in _HEADING_FIELDS
+    if isinstance(node, Not):
+        return _in_heading(node.item)
+    return isinstance(node, And | Or) and all(_in_heading(item) for item in node.items)
 
 
 def _ts(expression: str) -> sa.ColumnElement:
@@ -179,58 +232,71 @@ def _statement(conn: Connection, tree: Node, list_id: int | None, sort: str) -> 
     """(the ids and scores in order, the count) of the emails `tree` finds on public lists."""
     compiler = _Compiler(conn.dialect.name)
     matched, ranked, predicates = compiler.split(tree)
-    where = [_PUBLIC, *predicates]
+    where = list(predicates)
     if list_id is not None:
-        where.append(emails.c.list_id == list_id)
-    source: sa.FromClause = emails
-    if matched is not None and compiler.postgresql:
-        source = emails.join(_PG, _PG.c.email_id == emails.c.id)
-        where.append(_PG.c.document.op("@@")(_ts(matched)))
-    elif matched is not None:
-        source = _FTS.join(emails, emails.c.id == _FTS.c.rowid)
-        where.append(_FTS_NAME.op("MATCH")(sa.literal(matched)))
-    source = source.join(mailing_lists, mailing_lists.c.id == emails.c.list_id)
-    newest = (emails.c.date.desc(), emails.c.id.desc())
+        where.append(compiler.list_id == list_id)
+    where.extend(matched)
+    source: sa.FromClause
+    if compiler.postgresql:
+        source = _PG
+        where.append(compiler.list_id.not_in(_PRIVATE_LISTS))
+    else:
+        source = _FTS.join(emails, emails.c.id == _FTS.c.rowid) if matched else emails
+        source = source.join(mailing_lists, mailing_lists.c.id == emails.c.list_id)
+        where.append(_PUBLIC)
+    newest = (compiler.date.desc(), compiler.id.desc())
     count = sa.select(COUNT).select_from(source).where(*where)
-    if matched is not None and sort == "relevance":
+    if matched and sort == "relevance":
         # Ranked among the RANK_WINDOW latest arrivals that match, so that a common word costs
         # the scores of a thousand emails, not of all of them. FTS5 hands its rows over in rowid
         # (= id) order, and SQLite scores only the rows the window keeps.
         if compiler.postgresql:
-            # `+ 0`: PostgreSQL sorts the match's rows, instead of walking emails in id order and
-            # testing each against the match. The window keeps ids only; the thousand documents
-            # are read again by key to be ranked.
-            window = _window(source, where, emails.c.id + 0, _TOTAL)
+            # `+ 0`: PostgreSQL sorts the match's rows, instead of walking the index's table in id
+            # order and testing each against the match. The window keeps ids only; the thousand
+            # documents are read again by key to be ranked.
+            window = _window(compiler, source, where, compiler.id + 0, _TOTAL)
             ranked_documents: sa.FromClause = window.join(_RANKED, _RANKED.c.email_id == window.c.id)
-            score: sa.ColumnElement = sa.func.ts_rank(_RANKED.c.document, _ts(ranked or matched))
+            assert ranked is not None  # words to find are words to rank by
+            score: sa.ColumnElement = sa.func.ts_rank(_RANKED.c.document, _ts(ranked))
         else:
-            window = _window(source, where, _FTS.c.rowid, (-sa.func.bm25(_FTS_NAME, *_BM25)).label("score"), _NO_TOTAL)
+            bm25 = (-sa.func.bm25(_FTS_NAME, *_BM25)).label("score")
+            window = _window(compiler, source, where, _FTS.c.rowid, bm25)
             ranked_documents, score = window, window.c.score
         ranking = (score.desc(), window.c.date.desc(), window.c.id.desc())
-        ids = sa.select(window.c.id, score.label("score"), window.c.total).select_from(ranked_documents)
+        total = window.c.total if compiler.postgresql else _all_in_window()
+        ids = sa.select(window.c.id, score.label("score"), total).select_from(ranked_documents)
         return ids.order_by(*ranking), count
     if sort == "arrival":  # what follows the relevance window: the other matches, latest first
-        order: tuple = ((emails.c.id + 0).desc(),) if compiler.postgresql else (emails.c.id.desc(),)
+        order: tuple = ((compiler.id + 0).desc(),) if compiler.postgresql else (compiler.id.desc(),)
     else:
-        order = (emails.c.date, emails.c.id) if sort == "date-asc" else newest
+        order = (compiler.date, compiler.id) if sort == "date-asc" else newest
     total = _TOTAL if compiler.postgresql else _NO_TOTAL
-    ids = sa.select(emails.c.id, sa.null().label("score"), total).select_from(source).where(*where).order_by(*order)
-    return ids, count
+    ids = sa.select(compiler.id.label("id"), sa.null().label("score"), total).select_from(source).where(*where)
+    return ids.order_by(*order), count
 
 
 # PostgreSQL reads every match to sort it anyway: the count rides along (one scan of the match,
-# not two). SQLite streams the window from FTS5 in rowid order and counts from the index instead.
+# not two). SQLite streams the window from FTS5 in rowid order (bm25 cannot be beside a window
+# function there) and counts the window itself when it holds every match, else the index.
 _TOTAL = sa.func.count().over().label("total")
 _RANKED = _PG.alias("ranked")
 _NO_TOTAL = sa.null().label("total")
 
-
 RANK_WINDOW = 1_000
 
 
-def _window(source: sa.FromClause, where: list, arrival: sa.ColumnElement, *extra: sa.ColumnElement) -> sa.Subquery:
+def _all_in_window() -> sa.ColumnElement:
+    """SQLite: a window of fewer than RANK_WINDOW rows holds every match, so its size is the count
+    (no second scan of the match, which a date range or a private list joins to emails again)."""
+    rows = sa.func.count().over()
+    return sa.case((rows < RANK_WINDOW, rows), else_=sa.null()).label("total")
+
+
+def _window(
+    compiler: _Compiler, source: sa.FromClause, where: list, arrival: sa.ColumnElement, *extra: sa.ColumnElement
+) -> sa.Subquery:
     return (
-        sa.select(emails.c.id, emails.c.date, *extra)
+        sa.select(compiler.id.label("id"), compiler.date.label("date"), *extra)
         .select_from(source)
         .where(*where)
         .order_by(arrival.desc())
@@ -241,18 +307,17 @@ def _window(source: sa.FromClause, where: list, arrival: sa.ColumnElement, *extr
 
 def _ranks(conn: Connection, tree: Node) -> bool:
     """Whether the tree has words to rank by (else relevance is simply newest first)."""
-    return _Compiler(conn.dialect.name).split(tree)[0] is not None
+    return bool(_Compiler(conn.dialect.name).split(tree)[0])
 
 
 def _index_count(conn: Connection, tree: Node) -> sa.Select | None:
-    """The count read from the index alone, when the tree is text only and no list is private
-    (then every indexed email is a result the joins would keep); else None."""
+    """SQLite's count read from the FTS5 index alone, when the tree is text only and no list is
+    private (then every indexed email is a result the joins would keep); else None. PostgreSQL's
+    count reads the index's table alone anyway."""
     compiler = _Compiler(conn.dialect.name)
     expression = compiler.express(tree)
-    if expression is None or isinstance(tree, Not) or conn.execute(_ANY_PRIVATE).scalar():
+    if compiler.postgresql or expression is None or isinstance(tree, Not) or conn.execute(_ANY_PRIVATE).scalar():
         return None
-    if compiler.postgresql:
-        return sa.select(COUNT).select_from(_PG).where(_PG.c.document.op("@@")(_ts(expression)))
     return sa.select(COUNT).select_from(_FTS).where(_FTS_NAME.op("MATCH")(sa.literal(expression)))
 
 

@@ -144,8 +144,9 @@ def upgrade() -> None:
         _fill(_ADD + " FROM email_search_source WHERE id > {0} AND id <= {1}")
 
 
-def _fill(statement: str) -> None:
-    """Index the emails already stored, BATCH ids at a time, saying how far it is when it is long."""
+def _fill(statement: str, doing: str = "migration 0010: indexing emails for search") -> None:
+    """Index the emails already stored, BATCH ids at a time, saying how far it is when it is long
+    (`doing`, the progress line's words; migration 0013 fills its copy of the index with this too)."""
     conn = op.get_bind()
     last = conn.execute(sa.text("SELECT max(id) FROM emails")).scalar() or 0
     shown = last > 10 * BATCH
@@ -153,7 +154,7 @@ def _fill(statement: str) -> None:
         conn.execute(sa.text(statement.format(first, first + BATCH)))
         if shown:
             done = min(first + BATCH, last)
-            sys.stderr.write(f"\rmigration 0010: indexing emails for search: {done * 100 // last:3d} % ({done}/{last})")
+            sys.stderr.write(f"\r{doing}: {done * 100 // last:3d} % ({done}/{last})")
             sys.stderr.flush()
     if shown:
         sys.stderr.write("\n")

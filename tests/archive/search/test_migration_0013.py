@@ -1,0 +1,62 @@
+"""Migration 0013 on a database that already holds mail, SQLite and PostgreSQL: every kind of search
+finds after the upgrade the emails the fixtures say it should (private lists left out), the index
+follows a corrected date at once, and the downgrade gives 0010's table back."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+
+from sathub.archive.tables import emails
+from sathub.db import create_engine
+from sathub.db.schema import MIGRATIONS
+from tests.archive.api_fixtures import MAIL, seed_archive
+from tests.archive.search.test_freshness import found
+from tests.conftest import POSTGRES_URL, fresh_postgres_database
+
+
+def ids(*keys: str) -> set[str]:
+    return {MAIL[key].message_id for key in keys}
+
+
+def test_a_database_with_mail_is_searched_alike_after_0013(database_url, tmp_path):
+    if database_url.startswith("postgresql"):
+        url, drop = fresh_postgres_database(POSTGRES_URL)
+    else:
+        url, drop = f"sqlite:///{tmp_path / 'old.db'}", lambda: None
+    engine = create_engine(url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+
+    def migrate(step, revision: str) -> None:
+        with engine.begin() as conn:
+            config.attributes["connection"] = conn
+            step(config, revision)
+
+    try:
+        migrate(command.upgrade, "0012")
+        seed_archive(engine)
+        migrate(command.upgrade, "0013")
+        assert found(engine, "welcome") == ids("A", "B", "C", "D", "X")
+        assert found(engine, "s:welcome -s:re") == ids("A", "X")
+        assert found(engine, "s:welcome -zoe") == ids("A", "B", "D", "X")
+        assert found(engine, "f:alice@example.org") == ids("A", "D", "F", "X")  # not P, private
+        assert found(engine, "f:alice s:tie") == ids("F")
+        assert found(engine, "n:signature") == ids("E")
+        assert found(engine, "d:2021-02 report") == ids("E")
+        assert found(engine, "l:other@example.org welcome") == ids("X")
+        assert found(engine, "s:secret OR f:zoe") == ids("C", "H")
+        # A re-import's correction of a date (an UPDATE) moves the email in date ranges at once.
+        with engine.begin() as conn:
+            conn.execute(emails.update().where(emails.c.message_id == MAIL["E"].message_id).values(date=MAIL["P"].date))
+        assert found(engine, "d:2021-02 report") == set()
+        assert found(engine, "d:2021-05 report") == ids("E")
+        migrate(command.downgrade, "0012")
+        if database_url.startswith("postgresql"):
+            with engine.connect() as conn:
+                columns = sa.inspect(conn).get_columns("email_search")
+            assert [column["name"] for column in columns] == ["email_id", "document"]
+    finally:
+        engine.dispose()
+        drop()
