@@ -14,6 +14,7 @@ import time
 from sqlalchemy import event
 
 from sathub import db
+from sathub.db.engines import DatabaseUnavailable
 from sathub.status.push import hub as hub_module
 from sathub.status.push.hub import EventHub, Subscriber
 from sathub.status.push.messages import Filter, messages
@@ -158,3 +159,31 @@ def test_subscribers_of_other_satellites_coming_while_the_hub_reads_miss_nothing
 def _watermark(engine) -> int:
     with db.connect(engine) as conn:
         return store.watermark(conn)
+
+
+def test_a_first_subscriber_failing_leaves_the_wakeups_to_another_on_its_way(engine, monkeypatch):
+    """Two first subscribers read the watermark at once; the database fails one of them: the
+    other, still reading, gets its subscription with the wake-ups running."""
+    read = store.watermark
+    calls = iter(range(100))
+
+    def watermark(conn):
+        call = next(calls)
+        if call == 1:  # the second read of the three (the hub's start, then one per subscriber)
+            time.sleep(0.05)
+            raise DatabaseUnavailable("the database went away for a moment")
+        if call == 2:
+            time.sleep(0.3)
+        return read(conn)
+
+    monkeypatch.setattr(store, "watermark", watermark)
+
+    async def scenario() -> None:
+        hub = _hub(engine)
+        results = await asyncio.gather(*(hub.subscribe(EVERYTHING, None) for _ in range(2)), return_exceptions=True)
+        assert sorted(type(result).__name__ for result in results) == ["DatabaseUnavailable", "Subscriber"]
+        assert hub.count == 1 and _listening(hub)
+        hub.unsubscribe(next(result for result in results if isinstance(result, Subscriber)))
+        assert not _listening(hub)
+
+    asyncio.run(scenario())

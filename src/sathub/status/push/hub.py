@@ -98,6 +98,7 @@ class EventHub:
         self._woken = asyncio.Event()
         self._task: asyncio.Task | None = None
         self._heartbeats: asyncio.Task | None = None
+        self._joining = 0  # first subscribers reading the watermark
         self._started: asyncio.Future | None = None
 
     def _wake(self) -> None:
@@ -111,12 +112,15 @@ class EventHub:
         position = await self._start()
         if not self.count:  # nobody listened: the hub did not follow the commits meanwhile
             self._listen()  # before the watermark is read: a commit after it wakes the hub
+            self._joining += 1
             try:
                 position = self.position = max(position, await run_in_threadpool(self._read, store.watermark))
             except BaseException:
-                if not self.count:
+                if not self.count and self._joining == 1:  # no other first subscriber on its way
                     self._rest()
                 raise
+            finally:
+                self._joining -= 1
         subscriber = Subscriber(wanted, position if after is None else min(after, position))
         self.count += 1
         self._place(subscriber)
