@@ -277,6 +277,12 @@ def sathub_targets(backend: str, port: int, address: str) -> list[Target]:
     ]
 
 
+def set_up(peer: str) -> bool:
+    """Whether `setup` gave `peer` the corpus (its facts are written when it ends; HyperKitty's
+    Whoosh index, built last, answers while it grows)."""
+    return (PI_FOLDER / "config").exists() if peer == "public-inbox" else (HK_WORK / "whoosh").exists()
+
+
 def setup_facts(peer: str) -> dict | None:
     path = setup_file(peer)
     return json.loads(path.read_text()) if path.exists() else None
@@ -287,11 +293,11 @@ def compare(urls: dict[str, str], peers: list[str], address: str, repeat: int) -
     lines: list[str] = []
     targets: list[Target] = []
     for peer in peers:
-        why = installed(peer) or (None if setup_facts(peer) else f"{peer}: not set up ({SETUP_COMMAND}), skipped.")
+        why = installed(peer) or (None if set_up(peer) else f"{peer}: not set up ({SETUP_COMMAND}), skipped.")
         if why:
             print(why, flush=True)
             lines += [why, ""]
-    ready = [peer for peer in peers if not installed(peer) and setup_facts(peer)]
+    ready = [peer for peer in peers if not installed(peer) and set_up(peer)]
     with ExitStack() as stack:
         for backend, url in urls.items():
             server = stack.enter_context(Server.sathub(url, workers=1, log=f"archive_search_peers_{backend}"))
@@ -362,8 +368,10 @@ def sizes_table(urls: dict[str, str], peers: list[str]) -> list[str]:
             f"({kind}) for {sizes['text_bytes'] / 1e6:.1f} MB of text |"
         )
     for peer in peers:
-        facts = setup_facts(peer) or {}
-        if peer == "public-inbox":
+        facts = setup_facts(peer)
+        if facts is None:
+            lines.append(f"| {PEER_NAMES[peer]} | | setup not finished: its figures are of the index so far | |")
+        elif peer == "public-inbox":
             lines.append(
                 f"| public-inbox | {facts['version']} | {sum(facts['messages'].values()):,} messages imported and "
                 f"indexed (public-inbox-init, import, public-inbox-index) in {facts['seconds']:.0f} s | "
