@@ -142,6 +142,24 @@ def sathub_count(body: bytes) -> int:
     return int(body.split(b'"count":', 1)[1].split(b",", 1)[0])
 
 
+def asked_once(connection: http.client.HTTPConnection, path: str) -> tuple[http.client.HTTPResponse, bytes, float]:
+    """(response, body, ms) of one GET; asked again on a new connection when the server had
+    closed the idle one (HTTP allows it: gunicorn does after its keep-alive time)."""
+    try:
+        return _get(connection, path)
+    except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+        connection.close()  # the next request opens a new connection
+        return _get(connection, path)
+
+
+def _get(connection: http.client.HTTPConnection, path: str) -> tuple[http.client.HTTPResponse, bytes, float]:
+    started = time.perf_counter()
+    connection.request("GET", path)
+    response = connection.getresponse()
+    body = response.read()
+    return response, body, (time.perf_counter() - started) * 1000
+
+
 def round_robin(targets: list[Target], repeat: int) -> dict[tuple[str, str], tuple[int, float, float]]:
     """(results, median ms, p95 ms) of each target and query name: each query warmed up on each
     target, then asked `repeat` times of each in turn, request by request, so that a noisy moment
@@ -153,12 +171,7 @@ def round_robin(targets: list[Target], repeat: int) -> dict[tuple[str, str], tup
         samples: dict[str, list[float]] = {t.name: [] for t, _ in asked}
         for i in range(WARM_UP + repeat):
             for target, path in asked:
-                connection = connections[target.name]
-                started = time.perf_counter()
-                connection.request("GET", path)
-                response = connection.getresponse()
-                body = response.read()
-                elapsed = (time.perf_counter() - started) * 1000
+                response, body, elapsed = asked_once(connections[target.name], path)
                 if i < WARM_UP:
                     assert response.status in target.answers, (target.name, name, response.status, body[:300])
                     counts[target.name] = target.count(body)

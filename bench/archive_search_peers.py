@@ -237,7 +237,7 @@ def hyperkitty_server(address: str) -> tuple[Server, list[Target]]:
     server = Server(
         [
             str(HYPERKITTY_VENV / "bin" / "gunicorn"),
-            *("--workers", "1", "--worker-class", "gthread", "--threads", "1", "--keep-alive", "60"),
+            *("--workers", "1", "--worker-class", "gthread", "--threads", "1", "--keep-alive", "600"),
             *("--bind", f"127.0.0.1:{port}", "--log-level", "warning", "hk_wsgi:application"),
         ],
         port,
