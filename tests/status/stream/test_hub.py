@@ -85,6 +85,11 @@ def test_one_timer_marks_the_silent_subscribers_heartbeat_due(engine, monkeypatc
         assert not talking.heartbeat_due
         silent.sent()  # the heartbeat sent: due again only after another silence
         assert not silent.heartbeat_due
+        silent.wake.clear()
+        await asyncio.sleep(0.1)
+        assert not silent.heartbeat_due
+        await asyncio.sleep(0.5)
+        assert silent.heartbeat_due and silent.wake.is_set()
         hub.unsubscribe(silent)
         hub.unsubscribe(talking)
 
