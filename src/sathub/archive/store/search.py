@@ -263,7 +263,9 @@ def _statement(conn: Connection, tree: Node, list_id: int | None, sort: str) -> 
             window = _window(compiler, source, where, _FTS.c.rowid, bm25)
             ranked_documents, score = window, window.c.score
         ranking = (score.desc(), window.c.date.desc(), window.c.id.desc())
-        total = window.c.total if compiler.postgresql else _all_in_window()
+        total: sa.ColumnElement = window.c.total if compiler.postgresql else _NO_TOTAL
+        if not compiler.postgresql and (predicates or list_id is not None):  # the index cannot count
+            total = _all_in_window()
         ids = sa.select(window.c.id, score.label("score"), total).select_from(ranked_documents)
         return ids.order_by(*ranking), count
     if sort == "arrival":  # what follows the relevance window: the other matches, latest first
@@ -287,7 +289,8 @@ RANK_WINDOW = 1_000
 
 def _all_in_window() -> sa.ColumnElement:
     """SQLite: a window of fewer than RANK_WINDOW rows holds every match, so its size is the count
-    (no second scan of the match, which a date range or a private list joins to emails again)."""
+    (no second scan of the match joined to emails, for a date range, `l:` or a list). Not asked
+    where FTS5 counts from its index alone: counting the window costs 0.5 ms for a common word."""
     rows = sa.func.count().over()
     return sa.case((rows < RANK_WINDOW, rows), else_=sa.null()).label("total")
 
