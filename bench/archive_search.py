@@ -1,6 +1,7 @@
 """Archive search (issue 24) on the real corpus, on each backend given:
 
     python -m bench.archive_search [--backends sqlite,postgresql] [--repeat 50] [--mix-only]
+                                   [--peers public-inbox,hyperkitty] [--peer-list ADDRESS] [--scratch NAME]
 
 For each backend, in one run:
 1. the corpus of shared/data/mail imported into a fresh database twice, once as migrated (the
