@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -54,6 +56,34 @@ def fresh_postgres_database(base_url: str) -> tuple[str, callable]:
         admin.dispose()
 
     return url, drop
+
+
+@contextmanager
+def scratch_engine(database_url: str, tmp_path: Path) -> Iterator[sa.Engine]:
+    """An engine on a new, empty database of `database_url`'s backend (nothing migrated: a test
+    takes it to the revision it starts from), dropped afterwards."""
+    if database_url.startswith("postgresql"):
+        url, drop = fresh_postgres_database(POSTGRES_URL)
+    else:
+        url, drop = f"sqlite:///{tmp_path / 'old.db'}", lambda: None
+    engine = db.create_engine(url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+        drop()
+
+
+def migrate(engine: sa.Engine, revision: str, step=None) -> None:
+    """The schema of `engine` taken to `revision` (by alembic's `step`, upgrade unless given)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(db.MIGRATIONS))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        (step or command.upgrade)(config, revision)
 
 
 @pytest.fixture(scope="session", params=BACKENDS)

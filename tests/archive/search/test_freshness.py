@@ -5,22 +5,19 @@ migration of a database that had mail before 0010."""
 from __future__ import annotations
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 from click.testing import CliRunner
 
 from sathub.archive.commands import archive
 from sathub.archive.search.query import parse
 from sathub.archive.store import search
 from sathub.archive.tables import attachments, emails, mailing_lists
-from sathub.db import connect, create_engine
-from sathub.db.schema import MIGRATIONS
+from sathub.db import connect
 from tests.archive.api_fixtures import MAIL, seed_archive
 from tests.archive.import_fixtures import archive as mbox
 from tests.archive.import_fixtures import message, run
 from tests.archive.mailman.test_endpoints import make_client, post
 from tests.archive.mailman.test_endpoints import message as mailman_message
-from tests.conftest import POSTGRES_URL, fresh_postgres_database
+from tests.conftest import migrate, scratch_engine
 
 
 def found(engine, query: str) -> set[str]:
@@ -87,23 +84,9 @@ def test_reindex_rebuilds_the_index(engine, database_url):
 
 
 def test_a_database_with_mail_gains_the_index_by_migration(database_url, tmp_path):
-    if database_url.startswith("postgresql"):
-        url, drop = fresh_postgres_database(POSTGRES_URL)
-    else:
-        url, drop = f"sqlite:///{tmp_path / 'old.db'}", lambda: None
-    engine = create_engine(url)
-    try:
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.upgrade(config, "0007")
+    with scratch_engine(database_url, tmp_path) as engine:
+        migrate(engine, "0007")
         seed_archive(engine)
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.upgrade(config, "heads")
+        migrate(engine, "heads")
         assert found(engine, "welcome") == {MAIL[k].message_id for k in "ABCDX"}
         assert found(engine, "n:signature") == {MAIL["E"].message_id}
-    finally:
-        engine.dispose()
-        drop()

@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import command
-from alembic.config import Config
 
 from sathub.archive.tables import emails
-from sathub.db import create_engine
-from sathub.db.schema import MIGRATIONS
 from tests.archive.api_fixtures import MAIL, seed_archive
 from tests.archive.search.test_freshness import found
-from tests.conftest import POSTGRES_URL, fresh_postgres_database
+from tests.conftest import migrate, scratch_engine
 
 
 def ids(*keys: str) -> set[str]:
@@ -21,23 +18,10 @@ def ids(*keys: str) -> set[str]:
 
 
 def test_a_database_with_mail_is_searched_alike_after_0013(database_url, tmp_path):
-    if database_url.startswith("postgresql"):
-        url, drop = fresh_postgres_database(POSTGRES_URL)
-    else:
-        url, drop = f"sqlite:///{tmp_path / 'old.db'}", lambda: None
-    engine = create_engine(url)
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-
-    def migrate(step, revision: str) -> None:
-        with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            step(config, revision)
-
-    try:
-        migrate(command.upgrade, "0012")
+    with scratch_engine(database_url, tmp_path) as engine:
+        migrate(engine, "0012")
         seed_archive(engine)
-        migrate(command.upgrade, "0013")
+        migrate(engine, "0013")
         assert found(engine, "welcome") == ids("A", "B", "C", "D", "X")
         assert found(engine, "s:welcome -s:re") == ids("A", "X")
         assert found(engine, "s:welcome -zoe") == ids("A", "B", "D", "X")
@@ -52,11 +36,8 @@ def test_a_database_with_mail_is_searched_alike_after_0013(database_url, tmp_pat
             conn.execute(emails.update().where(emails.c.message_id == MAIL["E"].message_id).values(date=MAIL["P"].date))
         assert found(engine, "d:2021-02 report") == set()
         assert found(engine, "d:2021-05 report") == ids("E")
-        migrate(command.downgrade, "0012")
+        migrate(engine, "0012", command.downgrade)
         if database_url.startswith("postgresql"):
             with engine.connect() as conn:
                 columns = sa.inspect(conn).get_columns("email_search")
             assert [column["name"] for column in columns] == ["email_id", "document"]
-    finally:
-        engine.dispose()
-        drop()

@@ -7,17 +7,15 @@ to date from the counts changed since: tests/status/api/test_summary_answer.py.)
 from __future__ import annotations
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sathub.db import MIGRATIONS, connect, create_engine
+from sathub.db import connect
 from sathub.status.store import reports as report_store
 from sathub.status.store import writes as report_writes
 from sathub.status.tables import data_revision, report_hours, reports
 from sathub.status.times import read_form_time_of_hour_number
-from tests.conftest import POSTGRES_URL, empty_all_tables, fresh_postgres_database
+from tests.conftest import empty_all_tables, migrate, scratch_engine
 from tests.status.store.report_writes import DAYS, apply, writes
 
 
@@ -133,17 +131,9 @@ def test_a_value_longer_than_its_column_is_refused_or_kept_whole_never_cut(engin
 
 def test_migration_counts_existing_reports(database_url, tmp_path):
     """An existing deployment upgrading to 0004 gets the counts of the reports it already holds."""
-    if database_url.startswith("postgresql"):
-        url, drop = fresh_postgres_database(POSTGRES_URL)
-    else:
-        url, drop = f"sqlite:///{tmp_path / 'old.db'}", lambda: None
-    engine = create_engine(url)
-    try:
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
+    with scratch_engine(database_url, tmp_path) as engine:
+        migrate(engine, "0003")
         with engine.begin() as conn:
-            config.attributes["connection"] = conn
-            command.upgrade(config, "0003")
             conn.execute(
                 reports.insert(),
                 [
@@ -151,7 +141,7 @@ def test_migration_counts_existing_reports(database_url, tmp_path):
                     for period, name in enumerate(["AO-91", "AO-91", "SO-50"])
                 ],
             )
-            command.upgrade(config, "head")
+        migrate(engine, "head")
         with connect(engine) as conn:
             assert (
                 counted(conn)
@@ -161,6 +151,3 @@ def test_migration_counts_existing_reports(database_url, tmp_path):
             if conn.dialect.name == "postgresql":
                 conn.exec_driver_sql("TRUNCATE reports")
                 assert counted(conn) == {}
-    finally:
-        engine.dispose()
-        drop()

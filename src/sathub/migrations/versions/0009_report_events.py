@@ -101,17 +101,23 @@ def _newest_cell(name: str, written: str) -> str:
         f"sum(CASE WHEN r.report = '{value}' THEN 1 ELSE 0 END) AS {count}"
         for value, count in zip(VALUES, COUNTS, strict=True)
     )
+    return (
+        f"SELECT b.day, b.hour, {sums} FROM ({newest_block(name, written)}) b "
+        f"JOIN reports r ON lower(r.name) = lower({name}) AND r.name = {name} "
+        f"AND r.day = b.day AND r.hour IN (b.hour, b.hour + 1) GROUP BY b.day, b.hour"
+    )
+
+
+def newest_block(name: str, written: str) -> str:
+    """The (day, hour) of the current cell of _newest_cell: the newest of its three candidates."""
     recorded = f"SELECT day, hour FROM report_event_cells WHERE name = {name}"
     latest = (
         f"SELECT latest_day, (latest_hour / 2) * 2 FROM report_totals WHERE name_key = lower({name}) "
         f"AND NOT EXISTS ({recorded})"
     )
     return (
-        f"SELECT b.day, b.hour, {sums} FROM ("
         f"SELECT day, hour FROM ({written} UNION ALL {recorded} UNION ALL {latest}) candidates "
-        f"ORDER BY day DESC, hour DESC LIMIT 1) b "
-        f"JOIN reports r ON lower(r.name) = lower({name}) AND r.name = {name} "
-        f"AND r.day = b.day AND r.hour IN (b.hour, b.hour + 1) GROUP BY b.day, b.hour"
+        "ORDER BY day DESC, hour DESC LIMIT 1"
     )
 
 

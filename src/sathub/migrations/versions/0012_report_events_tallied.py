@@ -40,15 +40,8 @@ def _tallied_cell(name: str, written: str) -> str:
         f"sum(CASE WHEN t.report = '{value}' THEN t.report_count ELSE 0 END) AS {count}"
         for value, count in zip(events.VALUES, events.COUNTS, strict=True)
     )
-    recorded = f"SELECT day, hour FROM report_event_cells WHERE name = {name}"
-    latest = (
-        f"SELECT latest_day, (latest_hour / 2) * 2 FROM report_totals WHERE name_key = lower({name}) "
-        f"AND NOT EXISTS ({recorded})"
-    )
     return (
-        f"SELECT b.day, b.hour, {sums} FROM ("
-        f"SELECT day, hour FROM ({written} UNION ALL {recorded} UNION ALL {latest}) candidates "
-        f"ORDER BY day DESC, hour DESC LIMIT 1) b "
+        f"SELECT b.day, b.hour, {sums} FROM ({events.newest_block(name, written)}) b "
         f"JOIN report_hours t ON t.day = b.day AND t.hour IN (b.hour, b.hour + 1) AND t.name = {name} "
         f"GROUP BY b.day, b.hour HAVING sum(t.report_count) > 0"
     )
