@@ -2,6 +2,7 @@
 
     python -m bench.archive_search [--backends sqlite,postgresql] [--repeat 50] [--mix-only]
                                    [--peers public-inbox,hyperkitty] [--peer-list ADDRESS] [--scratch NAME]
+                                   [--order date|relevance]
 
 For each backend, in one run:
 1. the corpus of shared/data/mail imported into a fresh database twice, once as migrated (the
@@ -13,7 +14,8 @@ For each backend, in one run:
    one keep-alive connection (`/archive/api/search/?q=…&limit=10`, the count included): each query
    warmed up, then timed --repeat times; median and 95th percentile, and the result count.
 
-With --peers public-inbox,hyperkitty, then, the same mix on those peers beside sathub, all servers
+With --peers public-inbox,hyperkitty, then, the same mix on those peers beside sathub (results asked
+newest first, public-inbox's default, or with --order relevance by relevance), all servers
 up at once and asked round-robin (bench/archive_search_peers.py; its `setup` first). Not measured
 here: the 1,000,000-message archive."""
 
@@ -161,10 +163,12 @@ def _get(connection: http.client.HTTPConnection, path: str) -> tuple[http.client
     return response, body, (time.perf_counter() - started) * 1000
 
 
-def round_robin(targets: list[Target], repeat: int) -> dict[tuple[str, str], tuple[int, float, float]]:
+def round_robin(
+    targets: list[Target], repeat: int, every_time: list[float] | None = None
+) -> dict[tuple[str, str], tuple[int, float, float]]:
     """(results, median ms, p95 ms) of each target and query name: each query warmed up on each
     target, then asked `repeat` times of each in turn, request by request, so that a noisy moment
-    of the machine hits every target alike."""
+    of the machine hits every target alike. Every timed request's ms also go to `every_time`."""
     connections = {t.name: http.client.HTTPConnection("127.0.0.1", t.port, timeout=60) for t in targets}
     found, counts = {}, {}
     for name, _ in MIX:
@@ -178,6 +182,8 @@ def round_robin(targets: list[Target], repeat: int) -> dict[tuple[str, str], tup
                     counts[target.name] = target.count(body)
                 else:
                     samples[target.name].append(elapsed)
+                    if every_time is not None:
+                        every_time.append(elapsed)
         for target, _ in asked:
             times = samples[target.name]
             found[(target.name, name)] = (counts[target.name], statistics.median(times), percentile(times, 95))
@@ -186,11 +192,15 @@ def round_robin(targets: list[Target], repeat: int) -> dict[tuple[str, str], tup
     return found
 
 
-def timed_mix(url: str, repeat: int) -> list[tuple[str, str, int, float, float]]:
+def timed_mix(url: str, repeat: int) -> list[tuple[str, str, int | str, float, float]]:
+    """Each query's (name, q, results, median ms, p95 ms), then the whole mix's: the median and
+    95th percentile of all its requests together (the issue's "median per search for a mix")."""
+    every_time: list[float] = []
     with Server.sathub(url, workers=1, log="archive_search") as server:
         paths = {name: f"/archive/api/search/?q={quote(query)}&limit=10" for name, query in MIX}
-        found = round_robin([Target("sathub", server.port, paths, sathub_count)], repeat)
-    return [(name, query, *found[("sathub", name)]) for name, query in MIX]
+        found = round_robin([Target("sathub", server.port, paths, sathub_count)], repeat, every_time)
+    whole = ("**the whole mix**", "(all requests above)", "", statistics.median(every_time), percentile(every_time, 95))
+    return [*((name, query, *found[("sathub", name)]) for name, query in MIX), whole]
 
 
 TABLE_HEAD = ["| query | q | results | median ms | p95 ms |", "|---|---|---:|---:|---:|"]
@@ -218,6 +228,9 @@ def main() -> None:
         "--peers", default="", help="public-inbox,hyperkitty: the mix on them too, side by side (archive_search_peers)"
     )
     parser.add_argument("--peer-list", default=BIG_LIST, help="the one list the peers search, a request each")
+    parser.add_argument(
+        "--order", choices=("date", "relevance"), default="date", help="peers: newest first, or by relevance"
+    )
     parser.add_argument(
         "--scratch",
         default="search",
@@ -260,8 +273,8 @@ def main() -> None:
         # Imported here: archive_search_peers imports this module's mix and timing.
         from bench.archive_search_peers import compare
 
-        lines += ["## Beside public-inbox and HyperKitty", ""]
-        lines += compare(urls, args.peers.split(","), args.peer_list, args.repeat)
+        lines += [f"## Beside public-inbox and HyperKitty ({args.order} order)", ""]
+        lines += compare(urls, args.peers.split(","), args.peer_list, args.repeat, args.order)
     text = "\n".join(lines)
     peers = f"_{args.peers.replace(',', '_')}" if args.peers else ""
     write_out(f"archive_search_{args.backends.replace(',', '_')}{peers}.md", text)

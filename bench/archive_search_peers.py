@@ -8,7 +8,7 @@ bench/out/peers/<peer>.json how long that took and how big the indexes are; the 
 - public-inbox: one v2 inbox per corpus list, `public-inbox-index` (Xapian, level full: phrases
   need its positions), served by `public-inbox-httpd -W0` (one process, as sathub's one worker);
   a search is `GET /<inbox>/?q=…&l=10` (its HTML page; without `l` it shows 200), newest first,
-  its default order;
+  its default order, or with `&r=1` by relevance (`--order`: sathub is asked for the same order);
 - HyperKitty: `hyperkitty_import` of each list into its test settings on SQLite, then Whoosh's
   index built by haystack's `update_index`; served by gunicorn (1 gthread worker, 1 thread, so
   keep-alive) in its own venv; a search is `GET /search?q=…&mlist=<list>` (HTML: HyperKitty has
@@ -208,9 +208,14 @@ def setup_file(peer: str) -> Path:
 
 
 ALL = "all lists"
+# The order the results are asked in: newest first (public-inbox's default, sathub's
+# sort=date-desc) or by relevance (public-inbox's `r=1`, sathub's default). HyperKitty's search
+# has one order (haystack's relevance), asked alike in both.
+ORDERS = ("date", "relevance")
+RELEVANCE = {"date": "", "relevance": "&r=1"}
 
 
-def public_inbox_server(address: str) -> tuple[Server, list[Target]]:
+def public_inbox_server(address: str, order: str) -> tuple[Server, list[Target]]:
     """public-inbox-httpd, and its search of the one inbox of `address` and, when the external
     index over all inboxes was built, of all of them (`/all/`)."""
     port = free_port()
@@ -223,7 +228,7 @@ def public_inbox_server(address: str) -> tuple[Server, list[Target]]:
         Target(
             f"public-inbox {scope}",
             port,
-            {name: (f"/{where}/?q={quote(q)}&l=10" if q else None) for name, q in queries.items()},
+            {name: (f"/{where}/?q={quote(q)}&l=10{RELEVANCE[order]}" if q else None) for name, q in queries.items()},
             pi_count,
             (200, 404),  # 404: nothing found
         )
@@ -231,7 +236,7 @@ def public_inbox_server(address: str) -> tuple[Server, list[Target]]:
     ]
 
 
-def hyperkitty_server(address: str) -> tuple[Server, list[Target]]:
+def hyperkitty_server(address: str, order: str) -> tuple[Server, list[Target]]:
     """gunicorn serving HyperKitty, and its search of the list `address` and of all lists."""
     port = free_port()
     server = Server(
@@ -268,9 +273,9 @@ def hk_count(body: bytes) -> int:
     return int(found[1]) if found else 0
 
 
-def sathub_targets(backend: str, port: int, address: str) -> list[Target]:
-    """sathub's search API over all lists, and over the one list the peers search."""
-    api = "/archive/api/search/?q={}&limit=10"
+def sathub_targets(backend: str, port: int, address: str, order: str) -> list[Target]:
+    """sathub's search API over all lists, and over the one list the peers search, in `order`."""
+    api = "/archive/api/search/?q={}&limit=10" + ("&sort=date-desc" if order == "date" else "")
     return [
         Target(f"sathub {backend} {scope}", port, {name: api.format(quote(q)) + limit for name, q in MIX}, sathub_count)
         for scope, limit in ((ALL, ""), (inbox(address), f"&mlist={quote(address)}"))
@@ -288,8 +293,9 @@ def setup_facts(peer: str) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def compare(urls: dict[str, str], peers: list[str], address: str, repeat: int) -> list[str]:
-    """The markdown of the mix on sathub (each backend's database in `urls`) beside `peers`."""
+def compare(urls: dict[str, str], peers: list[str], address: str, repeat: int, order: str = "date") -> list[str]:
+    """The markdown of the mix on sathub (each backend's database in `urls`) beside `peers`, all
+    asked for the results in `order` (ORDERS)."""
     lines: list[str] = []
     targets: list[Target] = []
     for peer in peers:
@@ -302,9 +308,9 @@ def compare(urls: dict[str, str], peers: list[str], address: str, repeat: int) -
         for backend, url in urls.items():
             server = stack.enter_context(Server.sathub(url, workers=1, log=f"archive_search_peers_{backend}"))
             server.wait_up("/archive/api/lists/")
-            targets += sathub_targets(backend, server.port, address)
+            targets += sathub_targets(backend, server.port, address, order)
         for peer in ready:
-            server, theirs = (public_inbox_server if peer == "public-inbox" else hyperkitty_server)(address)
+            server, theirs = (public_inbox_server if peer == "public-inbox" else hyperkitty_server)(address, order)
             stack.enter_context(server)  # up when it answers HTTP at all
             targets += theirs
         targets.sort(key=lambda t: not t.name.endswith(ALL))  # the all-lists columns first

@@ -101,7 +101,8 @@ def run(urls: list[str], repeat: int) -> None:
         ]
         for name, query, found, median, p95 in timed_mix(url, repeat):
             met = "met" if median <= TARGET_MEDIAN_MS and p95 <= TARGET_P95_MS else "**missed**"
-            lines.append(f"| {name} | `{query}` | {found:,} | {median:.1f} | {p95:.1f} | {met} |")
+            results = f"{found:,}" if isinstance(found, int) else found
+            lines.append(f"| {name} | `{query}` | {results} | {median:.1f} | {p95:.1f} | {met} |")
     write_out("archive_search_scale.md", "\n".join(lines))
 
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from sathub.archive.search.query import parse
 from sathub.archive.store import search
+from sathub.archive.store.listing import Page
 from sathub.archive.tables import PRIVATE, attachments, emails, mailing_lists
 from tests.archive.corpus import CORPUS_GROUP
 from tests.archive.search.brute import Doc, matches, normal_words
@@ -149,4 +150,14 @@ def test_the_documented_examples_find_what_a_scan_finds(loaded, text):
     with engine.connect() as conn:
         assert set(search.matching_ids(conn, tree)) - ignored == expected
         assert search.count(conn, tree) == len(search.matching_ids(conn, tree))
+        # Pages by date, as the API asks them (SQLite walks the dates when the matches are many).
+        by_date = sorted(docs, key=lambda doc: (doc.date, doc.id))
+        for sort, order in (("date-desc", by_date[::-1]), ("date-asc", by_date)):
+            ordered = [doc.id for doc in order if doc.id in expected]
+            for offset in (0, 20) if not ignored else (0,):  # (matched long emails would shift offsets)
+                page = [row.id for row in search.search(conn, tree, sort=sort, page=Page(10, offset)).rows]
+                kept = [email_id for email_id in page if email_id not in ignored]
+                assert kept == ordered[offset : offset + len(kept)], (text, sort, offset)
+                if not ignored:
+                    assert len(page) == len(ordered[offset : offset + 10]), (text, sort, offset)
     assert expected or text in ("horak", "n:patch*"), text  # the corpus may lack these

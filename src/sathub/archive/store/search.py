@@ -2,16 +2,17 @@
 
 SQLite matches with the FTS5 table `email_search` (`MATCH`, ranked by `bm25`); PostgreSQL with
 the `tsvector` of `email_search.document` (`@@`, ranked by `ts_rank`), both kept by the triggers of
-migrations 0010 and 0013. The text part of the tree's top-level AND becomes one match expression,
-which also ranks; every other part (dates, `m:`, `l:`, and text under an OR or NOT that SQLite's
-syntax cannot say) becomes a predicate, text ones as `id IN (one match)`. Mail of a private list
-is never selected, whatever the query.
+migrations 0010, 0013 and 0014. The text part of the tree's top-level AND becomes one match
+expression, which also ranks; every other part becomes a predicate, text ones as `id IN (one
+match)`. Mail of a private list is never selected, whatever the query.
 
-The rows a search reads: on SQLite `emails` (joined to the FTS5 match by rowid); on PostgreSQL
-`email_search` itself, which carries each email's list and date (0013), so that no match is looked
-up in `emails`: private lists are left out by their ids (`list_id NOT IN (the private lists)`,
-read once per statement from the small `mailing_lists`), and `emails` is read for the page's
-rows only.
+The rows a search reads: on SQLite the FTS5 index alone, the email's list and date being words of
+it (facets, migration 0014: archive/search/facets.py), so that dates, `l:`, `mlist=` and the
+private lists are part of the match, and `emails` is read for the ranked window's dates, the page's
+rows, `m:`, and sorting by date; on PostgreSQL `email_search` itself, which carries each email's
+list and date (0013): private lists are left out by their ids (`list_id NOT IN (the private
+lists)`, read once per statement from the small `mailing_lists`), and `emails` is read for the
+page's rows only.
 
 What other doors use (the API and the page here; the search feed and the mbox export of a search):
 `search(conn, tree, ...)` → Found (a page of rows, their scores, the exact count), and
@@ -19,13 +20,14 @@ What other doors use (the API and the page here; the search feed and the mbox ex
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection, Row
 
+from sathub.archive.search import facets
 from sathub.archive.search.query import And, DateRange, Exact, Node, Not, Or, Term
 from sathub.archive.store.listing import COUNT, Page
 from sathub.archive.store.reads import _children_query, _email_query, _parent
@@ -56,6 +58,7 @@ _PUBLIC = sa.and_(
     mailing_lists.c.archive_policy != PRIVATE,
 )
 _PRIVATE_LISTS = sa.select(mailing_lists.c.id).where(mailing_lists.c.archive_policy == PRIVATE)
+_LISTS = sa.select(mailing_lists.c.id, mailing_lists.c.name, mailing_lists.c.archive_policy)
 
 
 @dataclass(frozen=True)
@@ -70,27 +73,50 @@ class Found:
 
 # SQLite's FTS5 expressions -------------------------------------------------------------------
 
+# Words without a field that could be facets are asked of the four text columns alone (a column
+# filter makes FTS5 read each match's positions: `gpsd` would count 40 % slower with one).
+_TEXT_COLUMNS = "{" + " ".join(_SQLITE_COLUMNS.values()) + "}"
+_NO_LIST = "l0"  # a facet no email has (list ids begin at 1): `l:` of a list that is not there
+
 
 def _fts_term(term: Term) -> str:
     phrase = '"' + " ".join(term.words) + '"' + (" *" if term.prefix else "")
-    return f"{{{_SQLITE_COLUMNS[term.field]}}} : {phrase}" if term.field else phrase
+    if term.field:
+        return f"{{{_SQLITE_COLUMNS[term.field]}}} : {phrase}"
+    return f"{_TEXT_COLUMNS} : {phrase}" if facets.could_be_facets(term.words, term.prefix) else phrase
 
 
-def fts_expression(node: Node) -> str | None:
-    """`node` as one FTS5 expression, or None when FTS5 cannot say it (dates, exact fields, a NOT
-    with nothing to subtract from, since FTS5's NOT is binary)."""
+def _facets(words: Sequence[str]) -> str:
+    return "{facets} : " + (words[0] if len(words) == 1 else "(" + " OR ".join(words) + ")")
+
+
+def fts_expression(node: Node, list_ids: Mapping[str, int]) -> str | None:
+    """`node` as one FTS5 expression, or None when FTS5 cannot say it (`m:`, a NOT with nothing to
+    subtract from, since FTS5's NOT is binary). Dates and lists are facets (archive/search/
+    facets.py); `list_ids` maps list addresses to ids."""
     if isinstance(node, Term):
         return _fts_term(node)
+    if isinstance(node, DateRange):
+        return _facets(facets.date_words(node.start, node.end))
+    if isinstance(node, Exact) and node.field == "l":
+        return _facets([facets.list_word(list_ids[node.value]) if node.value in list_ids else _NO_LIST])
     if isinstance(node, Or):
-        parts = [fts_expression(item) for item in node.items]
+        parts = [fts_expression(item, list_ids) for item in node.items]
         return None if None in parts else "(" + " OR ".join(p for p in parts if p) + ")"
     if isinstance(node, And):
-        positive = [fts_expression(item) for item in node.items if not isinstance(item, Not)]
-        negative = [fts_expression(item.item) for item in node.items if isinstance(item, Not)]
+        positive = [fts_expression(item, list_ids) for item in node.items if not isinstance(item, Not)]
+        negative = [fts_expression(item.item, list_ids) for item in node.items if isinstance(item, Not)]
         if not positive or None in positive or None in negative:
             return None
         return "(" + " AND ".join(p for p in positive if p) + "".join(f" NOT {n}" for n in negative) + ")"
     return None
+
+
+def _has_words(node: Node) -> bool:
+    """Whether `node` asks for words somewhere outside a NOT (else FTS5 has nothing to rank)."""
+    if isinstance(node, Term):
+        return True
+    return isinstance(node, And | Or) and any(_has_words(item) for item in node.items)
 
 
 # PostgreSQL's tsquery ------------------------------------------------------------------------
@@ -133,16 +159,24 @@ def tsquery(node: Node) -> str | None:
 class _Compiler:
     """The match (the ranked text part) and the predicates of one tree, for one dialect."""
 
-    def __init__(self, dialect: str) -> None:
-        self.postgresql = dialect == "postgresql"
+    def __init__(self, conn: Connection) -> None:
+        self.postgresql = conn.dialect.name == "postgresql"
         # The columns of the rows a search reads (module docstring): the index's on PostgreSQL.
         rows = _PG.c if self.postgresql else emails.c
         self.id: sa.ColumnElement = rows.email_id if self.postgresql else rows.id
         self.date: sa.ColumnElement = rows.date
         self.list_id: sa.ColumnElement = rows.list_id
+        # SQLite asks FTS5 for lists by their facets (migration 0014): their ids, read once.
+        self.list_ids: dict[str, int] = {}
+        self.private_ids: list[int] = []
+        if not self.postgresql:
+            for list_id, name, policy in conn.execute(_LISTS):
+                self.list_ids[name] = list_id
+                if policy == PRIVATE:
+                    self.private_ids.append(list_id)
 
     def express(self, node: Node) -> str | None:
-        return tsquery(node) if self.postgresql else fts_expression(node)
+        return tsquery(node) if self.postgresql else fts_expression(node, self.list_ids)
 
     def matching(self, expression: str) -> sa.ColumnElement:
         """`id IN (the emails the match expression finds)`."""
@@ -183,13 +217,23 @@ class _Compiler:
     def split(self, tree: Node) -> tuple[list[sa.ColumnElement], str | None, list[sa.ColumnElement]]:
         """(the match: conditions on the index, none when the tree has no words to find; what
         ranks: the words without the NOTs; the other predicates) of the tree's top-level AND."""
+        parts = self.parts(tree)
+        if parts is None:
+            items = tree.items if isinstance(tree, And) else (tree,)
+            return [], None, [self.predicate(item) for item in items]
+        text, negated, rest = parts
+        return self.match(text, negated), self.express(_all(text)), [self.predicate(item) for item in rest]
+
+    def parts(self, tree: Node) -> tuple[list[Node], list[Node], list[Node]] | None:
+        """(what the index finds, what it takes away, the rest) of the tree's top-level AND, or
+        None when the index has no words to find (SQLite: dates and lists alone are facets, which
+        the index finds but cannot rank)."""
         items = tree.items if isinstance(tree, And) else (tree,)
         text: list[Node] = [item for item in items if self.express(item) is not None and not isinstance(item, Not)]
-        if not text:
-            return [], None, [self.predicate(item) for item in items]
+        if not text or (not self.postgresql and not any(_has_words(item) for item in text)):
+            return None
         negated: list[Node] = [item for item in items if isinstance(item, Not) and self.express(item.item) is not None]
-        rest = [item for item in items if item not in text and item not in negated]
-        return self.match(text, negated), self.express(_all(text)), [self.predicate(item) for item in rest]
+        return text, negated, [item for item in items if item not in text and item not in negated]
 
     def match(self, text: list[Node], negated: list[Node]) -> list[sa.ColumnElement]:
         """The index conditions of the words `text` without the `negated` ones. On PostgreSQL the
@@ -199,7 +243,7 @@ class _Compiler:
         few words in `heading` and the whole text in `document`. A NOT alone is never asked of an
         index (it would read all of it): then everything is asked of `document`, as before 0013."""
         if not self.postgresql:
-            return [_FTS_NAME.op("MATCH")(sa.literal(self.express(_all(text + negated))))]
+            return [_fts_match(str(self.express(_all(text + negated))))]
         heading = [item for item in text if _in_heading(item)]
         heading_not = [item for item in negated if _in_heading(item)]
         body = [item for item in text if item not in heading]
@@ -228,26 +272,28 @@ def _ts(expression: str) -> sa.ColumnElement:
     return sa.cast(sa.literal(expression), postgresql.TSQUERY)
 
 
-def _statement(conn: Connection, tree: Node, list_id: int | None, sort: str) -> tuple[sa.Select, sa.Select]:
-    """(the ids and scores in order, the count) of the emails `tree` finds on public lists."""
-    compiler = _Compiler(conn.dialect.name)
+def _statement(
+    compiler: _Compiler, tree: Node, list_id: int | None, sort: str, walk: bool = False
+) -> tuple[sa.Select, sa.Select]:
+    """(the ids and scores in order, the count) of the emails `tree` finds on public lists; with
+    `walk`, by date on SQLite, walking the dates (_fts5_statement)."""
+    parts = None if compiler.postgresql else compiler.parts(tree)
+    if parts is not None:
+        text, negated, rest = parts
+        predicates = [compiler.predicate(item) for item in rest]
+        expression = str(compiler.express(_all(text + negated)))
+        return _fts5_statement(compiler, expression, predicates, list_id, sort, walk)
     matched, ranked, predicates = compiler.split(tree)
     where = list(predicates)
-    if list_id is not None and matched and not compiler.postgresql:
-        # `+ 0` keeps SQLite from walking the list's emails by index and asking FTS5 about each
-        # (825 ms for `gpsd` in gpsd-dev, 9,545 matches): the match drives, each row's list is
-        # read by key.
-        where.append(compiler.list_id + 0 == list_id)
-    elif list_id is not None:
+    if list_id is not None:
         where.append(compiler.list_id == list_id)
     where.extend(matched)
     source: sa.FromClause
     if compiler.postgresql:
         source = _PG
         where.append(compiler.list_id.not_in(_PRIVATE_LISTS))
-    else:
-        source = _FTS.join(emails, emails.c.id == _FTS.c.rowid) if matched else emails
-        source = source.join(mailing_lists, mailing_lists.c.id == emails.c.list_id)
+    else:  # no words to find: the emails are read, and tested
+        source = emails.join(mailing_lists, mailing_lists.c.id == emails.c.list_id)
         where.append(_PUBLIC)
     newest = (compiler.date.desc(), compiler.id.desc())
     count = sa.select(COUNT).select_from(source).where(*where)
@@ -255,23 +301,15 @@ def _statement(conn: Connection, tree: Node, list_id: int | None, sort: str) -> 
         # Ranked among the RANK_WINDOW latest arrivals that match, so that a common word costs
         # the scores of a thousand emails, not of all of them. FTS5 hands its rows over in rowid
         # (= id) order, and SQLite scores only the rows the window keeps.
-        if compiler.postgresql:
-            # `+ 0`: PostgreSQL sorts the match's rows, instead of walking the index's table in id
-            # order and testing each against the match. The window keeps ids only; the thousand
-            # documents are read again by key to be ranked.
-            window = _window(compiler, source, where, compiler.id + 0, _TOTAL)
-            ranked_documents: sa.FromClause = window.join(_RANKED, _RANKED.c.email_id == window.c.id)
-            assert ranked is not None  # words to find are words to rank by
-            score: sa.ColumnElement = sa.func.ts_rank(_RANKED.c.document, _ts(ranked))
-        else:
-            bm25 = (-sa.func.bm25(_FTS_NAME, *_BM25)).label("score")
-            window = _window(compiler, source, where, _FTS.c.rowid, bm25)
-            ranked_documents, score = window, window.c.score
+        # `+ 0`: PostgreSQL sorts the match's rows, instead of walking the index's table in id
+        # order and testing each against the match. The window keeps ids only; the thousand
+        # documents are read again by key to be ranked.
+        window = _window(compiler, source, where, compiler.id + 0, _TOTAL)
+        ranked_documents: sa.FromClause = window.join(_RANKED, _RANKED.c.email_id == window.c.id)
+        assert ranked is not None  # words to find are words to rank by
+        score: sa.ColumnElement = sa.func.ts_rank(_RANKED.c.document, _ts(ranked))
         ranking = (score.desc(), window.c.date.desc(), window.c.id.desc())
-        total: sa.ColumnElement = window.c.total if compiler.postgresql else _NO_TOTAL
-        if not compiler.postgresql and (predicates or list_id is not None):  # the index cannot count
-            total = _all_in_window()
-        ids = sa.select(window.c.id, score.label("score"), total).select_from(ranked_documents)
+        ids = sa.select(window.c.id, score.label("score"), window.c.total).select_from(ranked_documents)
         return ids.order_by(*ranking), count
     if sort == "arrival":  # what follows the relevance window: the other matches, latest first
         order: tuple = ((compiler.id + 0).desc(),) if compiler.postgresql else (compiler.id.desc(),)
@@ -282,6 +320,62 @@ def _statement(conn: Connection, tree: Node, list_id: int | None, sort: str) -> 
     return ids.order_by(*order), count
 
 
+def _fts5_statement(
+    compiler: _Compiler,
+    expression: str,
+    predicates: list[sa.ColumnElement],
+    list_id: int | None,
+    sort: str,
+    walk: bool = False,
+) -> tuple[sa.Select, sa.Select]:
+    """SQLite, a tree with words: (the ids and scores in order, the count). The list asked for and
+    the private lists left out are facets of the match (migration 0014), so without other
+    predicates (`m:`) FTS5 alone finds, windows and counts; `emails` is read for the dates of the
+    rows the window keeps, and by date either for every match, sorted, or with `walk` (when they
+    are many: WALK_FROM) by the index of dates, newest (oldest) first, each tested against the
+    matches until the page is full."""
+    if list_id is not None:
+        expression = f"{expression} AND {_facets([facets.list_word(list_id)])}"
+    if compiler.private_ids:
+        expression = f"({expression}) NOT {_facets([facets.list_word(i) for i in compiler.private_ids])}"
+    where = [_fts_match(expression), *predicates]
+    source = _FTS.join(emails, emails.c.id == _FTS.c.rowid) if predicates else _FTS
+    count = sa.select(COUNT).select_from(source).where(*where)
+    if sort == "relevance":
+        # Ranked among the RANK_WINDOW latest arrivals that match, so that a common word costs
+        # the scores of a thousand emails, not of all of them. FTS5 hands its rows over in rowid
+        # (= id) order, and SQLite scores only the rows the window keeps.
+        bm25 = (-sa.func.bm25(_FTS_NAME, *_BM25)).label("score")
+        window = (
+            sa.select(_FTS.c.rowid.label("id"), bm25)
+            .select_from(source)
+            .where(*where)
+            .order_by(_FTS.c.rowid.desc())
+            .limit(RANK_WINDOW)
+            .subquery("window")
+        )
+        # Without predicates the index counts alone; with them, the window counts when it holds
+        # every match (no second scan of the matches joined to emails).
+        total = _all_in_window() if predicates else _NO_TOTAL
+        ids = sa.select(window.c.id, window.c.score, total).select_from(window.join(emails, emails.c.id == window.c.id))
+        return ids.order_by(window.c.score.desc(), emails.c.date.desc(), window.c.id.desc()), count
+    if sort == "arrival":  # what follows the relevance window: the other matches, latest first
+        ids = sa.select(_FTS.c.rowid.label("id"), sa.null().label("score"), _NO_TOTAL).select_from(source)
+        return ids.where(*where).order_by(_FTS.c.rowid.desc()), count
+    order = (emails.c.date, emails.c.id) if sort == "date-asc" else (emails.c.date.desc(), emails.c.id.desc())
+    if walk:  # `+ 0`: the index of dates is walked, the matches looked up, not the other way
+        walked = sa.select(emails.c.id.label("id"), sa.null().label("score"), _NO_TOTAL).select_from(emails)
+        matching = sa.select(_FTS.c.rowid).where(_fts_match(expression))
+        return walked.where((emails.c.id + 0).in_(matching), *predicates).order_by(*order), count
+    dated = _FTS.join(emails, emails.c.id == _FTS.c.rowid)
+    ids = sa.select(emails.c.id.label("id"), sa.null().label("score"), _NO_TOTAL).select_from(dated)
+    return ids.where(*where).order_by(*order), count
+
+
+def _fts_match(expression: str) -> sa.ColumnElement:
+    return _FTS_NAME.op("MATCH")(sa.literal(expression))
+
+
 # PostgreSQL reads every match to sort it anyway: the count rides along (one scan of the match,
 # not two). SQLite streams the window from FTS5 in rowid order (bm25 cannot be beside a window
 # function there) and counts the window itself when it holds every match, else the index.
@@ -290,6 +384,10 @@ _RANKED = _PG.alias("ranked")
 _NO_TOTAL = sa.null().label("total")
 
 RANK_WINDOW = 1_000
+# SQLite by date: from this many matches, walking the index of dates and testing each email
+# against the matches (their ids read once) beats reading and sorting every match's date. Each
+# match joined costs ~0.4 µs; the walk reads about (offset + limit) x emails / matches entries.
+WALK_FROM = 1_000
 
 
 def _all_in_window() -> sa.ColumnElement:
@@ -313,23 +411,9 @@ def _window(
     )
 
 
-def _ranks(conn: Connection, tree: Node) -> bool:
+def _ranks(compiler: _Compiler, tree: Node) -> bool:
     """Whether the tree has words to rank by (else relevance is simply newest first)."""
-    return bool(_Compiler(conn.dialect.name).split(tree)[0])
-
-
-def _index_count(conn: Connection, tree: Node) -> sa.Select | None:
-    """SQLite's count read from the FTS5 index alone, when the tree is text only and no list is
-    private (then every indexed email is a result the joins would keep); else None. PostgreSQL's
-    count reads the index's table alone anyway."""
-    compiler = _Compiler(conn.dialect.name)
-    expression = compiler.express(tree)
-    if compiler.postgresql or expression is None or isinstance(tree, Not) or conn.execute(_ANY_PRIVATE).scalar():
-        return None
-    return sa.select(COUNT).select_from(_FTS).where(_FTS_NAME.op("MATCH")(sa.literal(expression)))
-
-
-_ANY_PRIVATE = sa.select(sa.exists().where(mailing_lists.c.archive_policy == PRIVATE))
+    return bool(compiler.split(tree)[0])
 
 
 def matching_ids(
@@ -338,7 +422,7 @@ def matching_ids(
     """The ids of the emails `tree` finds on public lists (of `list_id` alone when given), in
     `sort` order, at most `limit` of them. By date every match; by relevance the ranked window
     (RANK_WINDOW ids at most): exports and feeds ask by date."""
-    ids, _ = _statement(conn, tree, list_id, sort)
+    ids, _ = _statement(_Compiler(conn), tree, list_id, sort)
     if limit is not None:
         ids = ids.limit(limit)
     return [row.id for row in conn.execute(ids)]
@@ -346,29 +430,33 @@ def matching_ids(
 
 def count(conn: Connection, tree: Node, *, list_id: int | None = None) -> int:
     """How many emails of public lists `tree` finds (of `list_id` alone when given)."""
-    fast = _index_count(conn, tree) if list_id is None else None
-    _, counting = _statement(conn, tree, list_id, "date-desc")
-    return conn.execute(fast if fast is not None else counting).scalar_one()
+    _, counting = _statement(_Compiler(conn), tree, list_id, "date-desc")
+    return conn.execute(counting).scalar_one()
 
 
 def search(conn: Connection, tree: Node, *, list_id: int | None = None, sort: str = "relevance", page: Page) -> Found:
     """One page of the emails `tree` finds on public lists, with their scores and the exact count.
     By relevance, the RANK_WINDOW latest matching arrivals are ranked first, then the other
     matches follow, latest arrival first, their score None; by date, all are ordered."""
-    ids, counting = _statement(conn, tree, list_id, sort)
+    compiler = _Compiler(conn)
+    ids, counting = _statement(compiler, tree, list_id, sort)
+    counted = None
+    if sort != "relevance" and not compiler.postgresql and compiler.parts(tree) is not None:
+        counted = conn.execute(counting).scalar_one()  # FTS5 alone: how to read them by date
+        if counted >= WALK_FROM:
+            ids, _ = _statement(compiler, tree, list_id, sort, walk=True)
     limit, offset = page.bound()["limit"], page.bound()["offset"]
-    windowed = sort == "relevance" and _ranks(conn, tree)
+    windowed = sort == "relevance" and _ranks(compiler, tree)
     hits = conn.execute(ids.limit(limit).offset(offset)).all() if offset < RANK_WINDOW or not windowed else []
     if windowed and offset + limit > RANK_WINDOW:
         # Past the ranked window, the other matches follow, latest arrival first, without a score.
-        rest, _ = _statement(conn, tree, list_id, "arrival")
+        rest, _ = _statement(compiler, tree, list_id, "arrival")
         skip = RANK_WINDOW + max(0, offset - RANK_WINDOW)
         hits = [*hits, *conn.execute(rest.limit(limit - len(hits)).offset(skip)).all()]
     if hits and hits[0].total is not None:
         total = hits[0].total
     else:
-        fast = _index_count(conn, tree) if list_id is None else None
-        total = conn.execute(fast if fast is not None else counting).scalar_one()
+        total = counted if counted is not None else conn.execute(counting).scalar_one()
     rows = emails_by_id(conn, [hit.id for hit in hits])
     return Found(total, rows, [None if hit.score is None else float(hit.score) for hit in hits])
 
