@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
@@ -159,21 +160,16 @@ def tsquery(node: Node) -> str | None:
 class _Compiler:
     """The match (the ranked text part) and the predicates of one tree, for one dialect."""
 
-    def __init__(self, conn: Connection) -> None:
-        self.postgresql = conn.dialect.name == "postgresql"
+    def __init__(self, postgresql: bool, lists: tuple[tuple[int, str, str], ...]) -> None:
+        self.postgresql = postgresql
         # The columns of the rows a search reads (module docstring): the index's on PostgreSQL.
         rows = _PG.c if self.postgresql else emails.c
         self.id: sa.ColumnElement = rows.email_id if self.postgresql else rows.id
         self.date: sa.ColumnElement = rows.date
         self.list_id: sa.ColumnElement = rows.list_id
-        # SQLite asks FTS5 for lists by their facets (migration 0014): their ids, read once.
-        self.list_ids: dict[str, int] = {}
-        self.private_ids: list[int] = []
-        if not self.postgresql:
-            for list_id, name, policy in conn.execute(_LISTS):
-                self.list_ids[name] = list_id
-                if policy == PRIVATE:
-                    self.private_ids.append(list_id)
+        # SQLite asks FTS5 for lists by their facets (migration 0014): `lists` (id, name, policy).
+        self.list_ids = {name: list_id for list_id, name, _ in lists}
+        self.private_ids = [list_id for list_id, _, policy in lists if policy == PRIVATE]
 
     def express(self, node: Node) -> str | None:
         return tsquery(node) if self.postgresql else fts_expression(node, self.list_ids)
@@ -422,7 +418,7 @@ def matching_ids(
     """The ids of the emails `tree` finds on public lists (of `list_id` alone when given), in
     `sort` order, at most `limit` of them. By date every match; by relevance the ranked window
     (RANK_WINDOW ids at most): exports and feeds ask by date."""
-    ids, _ = _statement(_Compiler(conn), tree, list_id, sort)
+    ids, _ = _statement(_compiler(conn), tree, list_id, sort)
     if limit is not None:
         ids = ids.limit(limit)
     return [row.id for row in conn.execute(ids)]
@@ -430,7 +426,7 @@ def matching_ids(
 
 def count(conn: Connection, tree: Node, *, list_id: int | None = None) -> int:
     """How many emails of public lists `tree` finds (of `list_id` alone when given)."""
-    _, counting = _statement(_Compiler(conn), tree, list_id, "date-desc")
+    _, counting = _statement(_compiler(conn), tree, list_id, "date-desc")
     return conn.execute(counting).scalar_one()
 
 
@@ -438,27 +434,54 @@ def search(conn: Connection, tree: Node, *, list_id: int | None = None, sort: st
     """One page of the emails `tree` finds on public lists, with their scores and the exact count.
     By relevance, the RANK_WINDOW latest matching arrivals are ranked first, then the other
     matches follow, latest arrival first, their score None; by date, all are ordered."""
-    compiler = _Compiler(conn)
-    ids, counting = _statement(compiler, tree, list_id, sort)
+    compiler = _compiler(conn)
+    ids, counting = _paged(compiler, tree, list_id, sort)
     counted = None
     if sort != "relevance" and not compiler.postgresql and compiler.parts(tree) is not None:
         counted = conn.execute(counting).scalar_one()  # FTS5 alone: how to read them by date
         if counted >= WALK_FROM:
-            ids, _ = _statement(compiler, tree, list_id, sort, walk=True)
+            ids, _ = _paged(compiler, tree, list_id, sort, walk=True)
     limit, offset = page.bound()["limit"], page.bound()["offset"]
     windowed = sort == "relevance" and _ranks(compiler, tree)
-    hits = conn.execute(ids.limit(limit).offset(offset)).all() if offset < RANK_WINDOW or not windowed else []
+    hits: list = []
+    if offset < RANK_WINDOW or not windowed:
+        hits = list(conn.execute(ids, {"limit": limit, "offset": offset}))
     if windowed and offset + limit > RANK_WINDOW:
         # Past the ranked window, the other matches follow, latest arrival first, without a score.
-        rest, _ = _statement(compiler, tree, list_id, "arrival")
+        rest, _ = _paged(compiler, tree, list_id, "arrival")
         skip = RANK_WINDOW + max(0, offset - RANK_WINDOW)
-        hits = [*hits, *conn.execute(rest.limit(limit - len(hits)).offset(skip)).all()]
+        hits = [*hits, *conn.execute(rest, {"limit": limit - len(hits), "offset": skip}).all()]
     if hits and hits[0].total is not None:
         total = hits[0].total
     else:
         total = counted if counted is not None else conn.execute(counting).scalar_one()
     rows = emails_by_id(conn, [hit.id for hit in hits])
     return Found(total, rows, [None if hit.score is None else float(hit.score) for hit in hits])
+
+
+def _compiler(conn: Connection) -> _Compiler:
+    postgresql = conn.dialect.name == "postgresql"
+    return _compiler_for(postgresql, () if postgresql else tuple(tuple(row) for row in conn.execute(_LISTS)))
+
+
+# A search's statements are kept, by the tree and what else makes them (the lists, the order, the
+# list asked for), with LIMIT and OFFSET as parameters: building them and their cache key for
+# SQLAlchemy's compiled cache was a tenth of a search's time, and a reader paging through results,
+# or many asking the same, ask the same statements again.
+@lru_cache(maxsize=64)
+def _compiler_for(postgresql: bool, lists: tuple[tuple[int, str, str], ...]) -> _Compiler:
+    return _Compiler(postgresql, lists)
+
+
+@lru_cache(maxsize=512)
+def _paged(
+    compiler: _Compiler, tree: Node, list_id: int | None, sort: str, walk: bool = False
+) -> tuple[sa.Select, sa.Select]:
+    ids, counting = _statement(compiler, tree, list_id, sort, walk)
+    return ids.limit(_LIMIT).offset(_OFFSET), counting
+
+
+_LIMIT, _OFFSET = sa.bindparam("limit", type_=sa.Integer), sa.bindparam("offset", type_=sa.Integer)
 
 
 _BY_ID = _email_query(extra=(emails.c.content,)).where(emails.c.id.in_(sa.bindparam("ids", expanding=True)))
