@@ -409,7 +409,7 @@ def _window(
 
 def _ranks(compiler: _Compiler, tree: Node) -> bool:
     """Whether the tree has words to rank by (else relevance is simply newest first)."""
-    return bool(compiler.split(tree)[0])
+    return compiler.parts(tree) is not None
 
 
 def matching_ids(
