@@ -224,6 +224,17 @@ def _in_heading(node: Node) -> bool:
     return isinstance(node, And | Or) and all(_in_heading(item) for item in node.items)
 
 
+def _ranked_by(tree: Node) -> sa.ColumnElement:
+    """PostgreSQL: the tsvector a match is ranked by. `heading` when every word that ranks is asked
+    of the subject, the sender or the file names (`s:`, `f:`, `n:`): ts_rank counts a word wherever
+    it is, whatever the weight the query asks, so `document` counted the text's `release` for
+    `s:release` too (SQLite's bm25 counts the asked column only), and reading a thousand whole
+    texts was half of that search (6.7 -> 3.3 ms of CPU). Else `document`."""
+    items = tree.items if isinstance(tree, And) else (tree,)
+    words = [item for item in items if tsquery(item) is not None and not isinstance(item, Not)]
+    return _RANKED.c.heading if all(_in_heading(item) for item in words) else _RANKED.c.document
+
+
 def _ts(expression: str) -> sa.ColumnElement:
     return sa.cast(sa.literal(expression), postgresql.TSQUERY)
 
@@ -258,11 +269,11 @@ def _statement(conn: Connection, tree: Node, list_id: int | None, sort: str) -> 
         if compiler.postgresql:
             # `+ 0`: PostgreSQL sorts the match's rows, instead of walking the index's table in id
             # order and testing each against the match. The window keeps ids only; the thousand
-            # documents are read again by key to be ranked.
+            # tsvectors are read again by key to be ranked.
             window = _window(compiler, source, where, compiler.id + 0, _TOTAL)
             ranked_documents: sa.FromClause = window.join(_RANKED, _RANKED.c.email_id == window.c.id)
             assert ranked is not None  # words to find are words to rank by
-            score: sa.ColumnElement = sa.func.ts_rank(_RANKED.c.document, _ts(ranked))
+            score: sa.ColumnElement = sa.func.ts_rank(_ranked_by(tree), _ts(ranked))
         else:
             bm25 = (-sa.func.bm25(_FTS_NAME, *_BM25)).label("score")
             window = _window(compiler, source, where, _FTS.c.rowid, bm25)
