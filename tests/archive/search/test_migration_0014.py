@@ -1,10 +1,12 @@
 """Migration 0014 on a database that already holds mail, SQLite (nothing changes) and PostgreSQL:
 searches find what they found; the tsvectors written after it are those 0013 wrote (ASCII text
-cut into words by replace() instead of a regular expression); a statement that indexes leaves nothing in the GIN
-indexes' pending lists; a role that owns nothing can index; the downgrade gives 0013's back."""
+cut into words by replace() instead of a regular expression); a batch's entries are merged into
+the GIN indexes by the statement that indexes it, one email's wait in the pending lists; a role
+that owns nothing can index; the downgrade gives 0013's back."""
 
 from __future__ import annotations
 
+import importlib
 import uuid
 
 import sqlalchemy as sa
@@ -16,6 +18,8 @@ from tests.archive.api_fixtures import seed_archive as seed
 from tests.archive.search.test_freshness import found
 from tests.archive.search.test_migration_0013 import ids
 from tests.conftest import migrate, scratch_engine
+
+BATCH = importlib.import_module("sathub.migrations.versions.0014_search_import_speed").BATCH
 
 # 0013's fields, as its search_field made them (search_words lowers every text first).
 FIELD = "setweight(to_tsvector('simple', search_words({})), '{}')"
@@ -65,7 +69,11 @@ def test_a_database_with_mail_is_searched_alike_after_0014(database_url, tmp_pat
             if conn.dialect.name == "postgresql":
                 assert conn.scalar(sa.text(AS_0013)) == 0
                 assert conn.scalar(sa.text(PAIRS)) == 0
-                assert conn.scalar(sa.text(PENDING)) == 0  # merged by the statement that indexed
+                # One email at a time waits in the pending lists (0013's 256 kB), merged later ...
+                assert conn.scalar(sa.text(PENDING)) > 0
+                # ... and a batch is merged by the statement that indexes it.
+                conn.execute(sa.text(f"SELECT index_emails(ARRAY(SELECT id FROM emails, generate_series(1, {BATCH})))"))
+                assert conn.scalar(sa.text(PENDING)) == 0
         assert found(engine, '"release candidate" s:gpsd') == ids("E")
         assert found(engine, "example org thyrsus 3 14 bold") == ids("E")
         assert found(engine, "horak cafe omega") == set()
@@ -99,8 +107,8 @@ def test_0014_downgrades_to_0013s_function_and_limits(database_url, tmp_path):
     if not database_url.startswith("postgresql"):
         return
     function = (
-        "SELECT prosecdef, l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang "
-        "WHERE proname = 'index_emails'"
+        "SELECT prosecdef, l.lanname, 'gin_pending_list_limit=256' = ANY(proconfig) FROM pg_proc p "
+        "JOIN pg_language l ON l.oid = p.prolang WHERE proname = 'index_emails'"
     )
     limits = (
         "SELECT array_agg(reloptions[1] ORDER BY relname) FROM pg_class "
@@ -109,11 +117,11 @@ def test_0014_downgrades_to_0013s_function_and_limits(database_url, tmp_path):
     with scratch_engine(database_url, tmp_path) as engine:
         migrate(engine, "0014")
         with engine.connect() as conn:
-            assert tuple(conn.execute(sa.text(function)).one()) == (True, "plpgsql")
-            assert conn.scalar(sa.text(limits)) == ["gin_pending_list_limit=65536"] * 2
+            assert tuple(conn.execute(sa.text(function)).one()) == (True, "plpgsql", True)
+            assert conn.scalar(sa.text(limits)) == [None, None]  # the function's setting applies
         migrate(engine, "0013", command.downgrade)
         with engine.connect() as conn:
-            assert tuple(conn.execute(sa.text(function)).one()) == (False, "sql")
+            assert tuple(conn.execute(sa.text(function)).one()) == (False, "sql", None)
             assert conn.scalar(sa.text(limits)) == ["gin_pending_list_limit=256"] * 2
         seed(engine)
         assert found(engine, "welcome") == ids("A", "B", "C", "D", "X")
