@@ -1,4 +1,4 @@
-"""Facets (archive/search/facets.py, migration 0014): the words of a date range are exactly the
+"""Facets (archive/search/facets.py, migration 0015): the words of a date range are exactly the
 dates in it, held to the words the migration's SQL makes of a stored date; and a word of text is
 asked of the text columns alone when it could be mistaken for a facet."""
 
@@ -13,7 +13,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from sathub.archive.search.facets import could_be_facets, date_words, list_word
 
-migration = importlib.import_module("sathub.migrations.versions.0014_search_facets")
+migration = importlib.import_module("sathub.migrations.versions.0015_search_facets")
 STORED = sqlite_dialect.DATETIME().bind_processor(sqlite_dialect.dialect())  # a date's text, stored
 
 

@@ -1,4 +1,4 @@
-"""Facets: an email's list and date as words of the SQLite index (migration 0014), so that a list,
+"""Facets: an email's list and date as words of the SQLite index (migration 0015), so that a list,
 a date range and the leaving out of private lists are asked of FTS5 with the words, and a search
 counts and windows its matches from the index alone, never joining each match to `emails`.
 

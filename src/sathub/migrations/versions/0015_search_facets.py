@@ -17,16 +17,16 @@ oldest) first when its words match many, instead of sorting all of them (`gpsd`,
 but keeps one schema (sathub/archive/tables.py); nothing else of this migration touches
 PostgreSQL, whose index carries the list and the date as columns since 0013.
 
-Revision ID: 0014
-Revises: 0013
+Revision ID: 0015
+Revises: 0014
 """
 
 import importlib
 
 from alembic import op
 
-revision = "0014"
-down_revision = "0013"
+revision = "0015"
+down_revision = "0014"
 branch_labels = None
 depends_on = None
 
@@ -62,7 +62,7 @@ def upgrade() -> None:
     if op.get_bind().dialect.name != "sqlite":
         return
     _make(SOURCE, TABLE, _triggers(ADD, FORGET, WATCHED))
-    search._fill(ADD + " FROM email_search_source WHERE id > {0} AND id <= {1}", "migration 0014: indexing facets")
+    search._fill(ADD + " FROM email_search_source WHERE id > {0} AND id <= {1}", "migration 0015: indexing facets")
 
 
 def downgrade() -> None:
