@@ -20,7 +20,7 @@ What other doors use (the API and the page here; the search feed and the mbox ex
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -29,17 +29,17 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection, Row
 
 from sathub.archive.search import facets
+from sathub.archive.search.expressions import facets_expression, fts_expression, has_words, tsquery
 from sathub.archive.search.query import And, DateRange, Exact, Node, Not, Or, Term
+from sathub.archive.store import search_fts5 as fts5
 from sathub.archive.store.listing import COUNT, Page
 from sathub.archive.store.reads import _children_query, _email_query, _parent
 from sathub.archive.tables import PRIVATE, emails, mailing_lists
 
 SORTS = ("relevance", "date-desc", "date-asc")
 
-# The index of migration 0010, named here only (not part of tables.metadata: the migration and
-# its triggers own it, and nothing but them writes it).
-_FTS = sa.table("email_search", sa.column("rowid", sa.Integer))
-_FTS_NAME: sa.ColumnElement = sa.literal_column("email_search")
+# PostgreSQL's index (migrations 0010, 0013), named here only (not part of tables.metadata: the
+# migrations and their triggers own it, and nothing but them writes it).
 _PG = sa.table(
     "email_search",
     sa.column("email_id", sa.Integer),
@@ -49,11 +49,7 @@ _PG = sa.table(
     sa.column("document", postgresql.TSVECTOR),
 )
 _PG_MATCHED = _PG.alias("matched")
-_SQLITE_COLUMNS = {"subject": "subject", "body": "body", "sender": "sender", "files": "files"}
-_PG_WEIGHTS = {"subject": "A", "body": "B", "sender": "C", "files": "D"}
 _HEADING_FIELDS = ("subject", "sender", "files")  # the fields of email_search.heading (0013)
-# bm25 weights per FTS5 column (subject, body, sender, files): a word in the subject says more.
-_BM25 = (sa.literal(4.0), sa.literal(1.0), sa.literal(2.0), sa.literal(1.0))
 _PUBLIC = sa.and_(
     mailing_lists.c.id == emails.c.list_id,
     mailing_lists.c.archive_policy != PRIVATE,
@@ -70,88 +66,6 @@ class Found:
     count: int
     rows: Sequence[Row]
     scores: list[float | None]
-
-
-# SQLite's FTS5 expressions -------------------------------------------------------------------
-
-# Words without a field that could be facets are asked of the four text columns alone (a column
-# filter makes FTS5 read each match's positions: `gpsd` would count 40 % slower with one).
-_TEXT_COLUMNS = "{" + " ".join(_SQLITE_COLUMNS.values()) + "}"
-_NO_LIST = "l0"  # a facet no email has (list ids begin at 1): `l:` of a list that is not there
-
-
-def _fts_term(term: Term) -> str:
-    phrase = '"' + " ".join(term.words) + '"' + (" *" if term.prefix else "")
-    if term.field:
-        return f"{{{_SQLITE_COLUMNS[term.field]}}} : {phrase}"
-    return f"{_TEXT_COLUMNS} : {phrase}" if facets.could_be_facets(term.words, term.prefix) else phrase
-
-
-def _facets(words: Sequence[str]) -> str:
-    return "{facets} : " + (words[0] if len(words) == 1 else "(" + " OR ".join(words) + ")")
-
-
-def fts_expression(node: Node, list_ids: Mapping[str, int]) -> str | None:
-    """`node` as one FTS5 expression, or None when FTS5 cannot say it (`m:`, a NOT with nothing to
-    subtract from, since FTS5's NOT is binary). Dates and lists are facets (archive/search/
-    facets.py); `list_ids` maps list addresses to ids."""
-    if isinstance(node, Term):
-        return _fts_term(node)
-    if isinstance(node, DateRange):
-        return _facets(facets.date_words(node.start, node.end))
-    if isinstance(node, Exact) and node.field == "l":
-        return _facets([facets.list_word(list_ids[node.value]) if node.value in list_ids else _NO_LIST])
-    if isinstance(node, Or):
-        parts = [fts_expression(item, list_ids) for item in node.items]
-        return None if None in parts else "(" + " OR ".join(p for p in parts if p) + ")"
-    if isinstance(node, And):
-        positive = [fts_expression(item, list_ids) for item in node.items if not isinstance(item, Not)]
-        negative = [fts_expression(item.item, list_ids) for item in node.items if isinstance(item, Not)]
-        if not positive or None in positive or None in negative:
-            return None
-        return "(" + " AND ".join(p for p in positive if p) + "".join(f" NOT {n}" for n in negative) + ")"
-    return None
-
-
-def _has_words(node: Node) -> bool:
-    """Whether `node` asks for words somewhere outside a NOT (else FTS5 has nothing to rank)."""
-    if isinstance(node, Term):
-        return True
-    return isinstance(node, And | Or) and any(_has_words(item) for item in node.items)
-
-
-# PostgreSQL's tsquery ------------------------------------------------------------------------
-
-
-def _ts_term(term: Term) -> str:
-    def lexemes(weight: str) -> str:
-        last = len(term.words) - 1
-        return " <-> ".join(
-            f"'{word}':{'*' if term.prefix and i == last else ''}{weight}" for i, word in enumerate(term.words)
-        )
-
-    if term.field:
-        return "(" + lexemes(_PG_WEIGHTS[term.field]) + ")"
-    if len(term.words) == 1:
-        return "(" + lexemes("") + ")"
-    # A phrase stays inside one field: positions of the fields follow one another in a document.
-    return "(" + " | ".join(f"({lexemes(weight)})" for weight in _PG_WEIGHTS.values()) + ")"
-
-
-def tsquery(node: Node) -> str | None:
-    """`node` as a tsquery text (the lexemes are already words of text.py), or None when it holds
-    dates or exact fields."""
-    if isinstance(node, Term):
-        return _ts_term(node)
-    if isinstance(node, Not):
-        inner = tsquery(node.item)
-        return None if inner is None else f"!{inner}"
-    if isinstance(node, And | Or):
-        parts = [tsquery(item) for item in node.items]
-        if None in parts:
-            return None
-        return "(" + (" & " if isinstance(node, And) else " | ").join(p for p in parts if p) + ")"
-    return None
 
 
 # The statement -------------------------------------------------------------------------------
@@ -179,7 +93,7 @@ class _Compiler:
         if self.postgresql:
             query = sa.select(_PG_MATCHED.c.email_id).where(_PG_MATCHED.c.document.op("@@")(_ts(expression)))
         else:
-            query = sa.select(_FTS.c.rowid).where(_FTS_NAME.op("MATCH")(sa.literal(expression)))
+            query = fts5.matching(expression)
         return self.id.in_(query)
 
     def predicate(self, node: Node) -> sa.ColumnElement:
@@ -226,7 +140,7 @@ class _Compiler:
         the index finds but cannot rank)."""
         items = tree.items if isinstance(tree, And) else (tree,)
         text: list[Node] = [item for item in items if self.express(item) is not None and not isinstance(item, Not)]
-        if not text or (not self.postgresql and not any(_has_words(item) for item in text)):
+        if not text or (not self.postgresql and not any(has_words(item) for item in text)):
             return None
         negated: list[Node] = [item for item in items if isinstance(item, Not) and self.express(item.item) is not None]
         return text, negated, [item for item in items if item not in text and item not in negated]
@@ -239,7 +153,7 @@ class _Compiler:
         few words in `heading` and the whole text in `document`. A NOT alone is never asked of an
         index (it would read all of it): then everything is asked of `document`, as before 0013."""
         if not self.postgresql:
-            return [_fts_match(str(self.express(_all(text + negated))))]
+            return [fts5.match(str(self.express(_all(text + negated))))]
         heading = [item for item in text if _in_heading(item)]
         heading_not = [item for item in negated if _in_heading(item)]
         body = [item for item in text if item not in heading]
@@ -289,7 +203,12 @@ def _statement(
         text, negated, rest = parts
         predicates = [compiler.predicate(item) for item in rest]
         expression = str(compiler.express(_all(text + negated)))
-        return _fts5_statement(compiler, expression, predicates, list_id, sort, walk)
+        if list_id is not None:
+            expression = f"{expression} AND {facets_expression([facets.list_word(list_id)])}"
+        if compiler.private_ids:
+            private = facets_expression([facets.list_word(i) for i in compiler.private_ids])
+            expression = f"({expression}) NOT {private}"
+        return fts5.statement(expression, predicates, sort, walk=walk, window=RANK_WINDOW)
     matched, ranked, predicates = compiler.split(tree)
     where = list(predicates)
     if list_id is not None:
@@ -315,65 +234,9 @@ def _statement(
         order: tuple = ((compiler.id + 0).desc(),) if compiler.postgresql else (compiler.id.desc(),)
     else:
         order = (compiler.date, compiler.id) if sort == "date-asc" else newest
-    total = _TOTAL if compiler.postgresql else _NO_TOTAL
+    total = _TOTAL if compiler.postgresql else fts5.NO_TOTAL
     ids = sa.select(compiler.id.label("id"), sa.null().label("score"), total).select_from(source).where(*where)
     return ids.order_by(*order), count
-
-
-def _fts5_statement(
-    compiler: _Compiler,
-    expression: str,
-    predicates: list[sa.ColumnElement],
-    list_id: int | None,
-    sort: str,
-    walk: bool = False,
-) -> tuple[sa.Select, sa.Select]:
-    """SQLite, a tree with words: (the ids and scores in order, the count). The list asked for and
-    the private lists left out are facets of the match (migration 0015), so without other
-    predicates (`m:`) FTS5 alone finds, windows and counts; `emails` is read for the dates of the
-    rows the window keeps, and by date either for every match, sorted, or with `walk` (when they
-    are many: WALK_FROM) by the index of dates, newest (oldest) first, each tested against the
-    matches until the page is full."""
-    if list_id is not None:
-        expression = f"{expression} AND {_facets([facets.list_word(list_id)])}"
-    if compiler.private_ids:
-        expression = f"({expression}) NOT {_facets([facets.list_word(i) for i in compiler.private_ids])}"
-    where = [_fts_match(expression), *predicates]
-    source = _FTS.join(emails, emails.c.id == _FTS.c.rowid) if predicates else _FTS
-    count = sa.select(COUNT).select_from(source).where(*where)
-    if sort == "relevance":
-        # Ranked among the RANK_WINDOW latest arrivals that match, so that a common word costs
-        # the scores of a thousand emails, not of all of them. FTS5 hands its rows over in rowid
-        # (= id) order, and SQLite scores only the rows the window keeps.
-        bm25 = (-sa.func.bm25(_FTS_NAME, *_BM25)).label("score")
-        window = (
-            sa.select(_FTS.c.rowid.label("id"), bm25)
-            .select_from(source)
-            .where(*where)
-            .order_by(_FTS.c.rowid.desc())
-            .limit(RANK_WINDOW)
-            .subquery("window")
-        )
-        # Without predicates the index counts alone; with them, the window counts when it holds
-        # every match (no second scan of the matches joined to emails).
-        total = _all_in_window() if predicates else _NO_TOTAL
-        ids = sa.select(window.c.id, window.c.score, total).select_from(window.join(emails, emails.c.id == window.c.id))
-        return ids.order_by(window.c.score.desc(), emails.c.date.desc(), window.c.id.desc()), count
-    if sort == "arrival":  # what follows the relevance window: the other matches, latest first
-        ids = sa.select(_FTS.c.rowid.label("id"), sa.null().label("score"), _NO_TOTAL).select_from(source)
-        return ids.where(*where).order_by(_FTS.c.rowid.desc()), count
-    order = (emails.c.date, emails.c.id) if sort == "date-asc" else (emails.c.date.desc(), emails.c.id.desc())
-    if walk:  # `+ 0`: the index of dates is walked, the matches looked up, not the other way
-        walked = sa.select(emails.c.id.label("id"), sa.null().label("score"), _NO_TOTAL).select_from(emails)
-        matching = sa.select(_FTS.c.rowid).where(_fts_match(expression))
-        return walked.where((emails.c.id + 0).in_(matching), *predicates).order_by(*order), count
-    dated = _FTS.join(emails, emails.c.id == _FTS.c.rowid)
-    ids = sa.select(emails.c.id.label("id"), sa.null().label("score"), _NO_TOTAL).select_from(dated)
-    return ids.where(*where).order_by(*order), count
-
-
-def _fts_match(expression: str) -> sa.ColumnElement:
-    return _FTS_NAME.op("MATCH")(sa.literal(expression))
 
 
 def _latest(where: list, tree: Node, ranked: str) -> sa.Subquery:
@@ -399,26 +262,11 @@ def _latest(where: list, tree: Node, ranked: str) -> sa.Subquery:
 
 
 # PostgreSQL reads every match to sort it anyway: the count rides along (one scan of the match,
-# not two). SQLite streams the window from FTS5 in rowid order (bm25 cannot be beside a window
-# function there) and counts from the index, or the window itself when it holds every match and
-# other predicates (`m:`) keep the index from counting alone.
+# not two).
 _TOTAL = sa.func.count().over().label("total")
 _RANKED = _PG.alias("ranked")
-_NO_TOTAL = sa.null().label("total")
 
-RANK_WINDOW = 1_000
-# SQLite by date: from this many matches, walking the index of dates and testing each email
-# against the matches (their ids read once) beats reading and sorting every match's date. Each
-# match joined costs ~0.4 µs; the walk reads about (offset + limit) x emails / matches entries.
-WALK_FROM = 1_000
-
-
-def _all_in_window() -> sa.ColumnElement:
-    """SQLite: a window of fewer than RANK_WINDOW rows holds every match, so its size is the count
-    (no second scan of the match joined to emails, for `m:`). Not asked where FTS5 counts from its
-    index alone: counting the window costs 0.5 ms for a common word."""
-    rows = sa.func.count().over()
-    return sa.case((rows < RANK_WINDOW, rows), else_=sa.null()).label("total")
+RANK_WINDOW = 1_000  # relevance ranks the latest matches, this many (docs/archive-search.md)
 
 
 def _ranks(compiler: _Compiler, tree: Node) -> bool:
@@ -453,7 +301,7 @@ def search(conn: Connection, tree: Node, *, list_id: int | None = None, sort: st
     counted = None
     if sort != "relevance" and not compiler.postgresql and compiler.parts(tree) is not None:
         counted = conn.execute(counting).scalar_one()  # FTS5 alone: how to read them by date
-        if counted >= WALK_FROM:
+        if counted >= fts5.WALK_FROM:
             ids, _ = _paged(compiler, tree, list_id, sort, walk=True)
     limit, offset = page.bound()["limit"], page.bound()["offset"]
     windowed = sort == "relevance" and _ranks(compiler, tree)
