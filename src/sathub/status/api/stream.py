@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -158,14 +159,19 @@ class EventStream(Response):
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
             await self._send(send, self.first)
-            await self._stream(send)
+            direct = hooks.body_writer().write if hooks is not None else None
+            await self._stream(send, direct)
             if subscriber.closing and not (self.gone or subscriber.dropped):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             hub.unsubscribe(subscriber)
             watcher.cancel()
 
-    async def _stream(self, send: Send) -> None:
+    async def _stream(self, send: Send, direct: Callable[[bytes], bool] | None) -> None:
+        """Sends until the stream ends. While it waits with nothing to send, the hub may write
+        heartbeats and events to the connection itself (`direct`, hub._deliver); what it cannot
+        write so (the connection's writes are paused, the stream is busy) it queues, and wakes
+        the stream to send it."""
         subscriber, hub = self.subscriber, self.hub
         while not (self.gone or subscriber.dropped or subscriber.closing):
             if subscriber.queue:
@@ -182,7 +188,11 @@ class EventStream(Response):
             elif subscriber.heartbeat_due:
                 await self._send(send, HEARTBEAT)
             else:
-                await subscriber.wake.wait()
+                subscriber.direct = direct
+                try:
+                    await subscriber.wake.wait()
+                finally:
+                    subscriber.direct = None
                 # Cleared before looking again, so that a wake-up after this is seen by the next wait.
                 subscriber.wake.clear()
 

@@ -42,7 +42,8 @@ from dataclasses import dataclass, field
 from starlette.concurrency import run_in_threadpool
 
 from sathub.db.engines import UNREACHABLE, Engine, connect
-from sathub.status.push.messages import Filter, Message, messages
+from sathub.server.http_protocol import chunk
+from sathub.status.push.messages import HEARTBEAT, Filter, Message, messages
 from sathub.status.push.wakeups import FALLBACK_SECONDS, Wakeups
 from sathub.status.revision import RevisionProbe
 from sathub.status.store import events as store
@@ -55,6 +56,7 @@ MAX_QUEUED_BYTES = 1 << 20  # queued for one subscriber beyond this: it is not r
 REST_SECONDS = 0.05
 HEARTBEAT_SECONDS = 15.0  # sent nothing this long: a subscriber is sent a comment
 BEATS_PER_HEARTBEAT = 15  # the heartbeat timer's ticks: a stream is silent at most 1/15 longer
+HEARTBEAT_CHUNK = chunk(HEARTBEAT)
 log = logging.getLogger("sathub.status.stream")
 
 
@@ -73,6 +75,9 @@ class Subscriber:
     dropped: bool = False  # too slow: its stream ends without a word
     closing: bool = False  # the server shuts down: its stream ends cleanly
     abort: Callable[[], None] | None = None  # the connection's, when the server offers it
+    # While its stream waits with nothing to send: the connection's BodyWriter.write (when the
+    # server offers one), through which the hub writes to it at once (see _deliver).
+    direct: Callable[[bytes], bool] | None = None
     sent_at: float = field(default_factory=time.monotonic)  # of its last send (or its subscription)
     heartbeat_due: bool = False  # set by the hub's heartbeat timer, cleared by a send
 
@@ -256,8 +261,9 @@ class EventHub:
                         continue  # gone
                     silent_since = subscriber.sent_at
                     if silent_since + HEARTBEAT_SECONDS <= now:
-                        subscriber.heartbeat_due = True
-                        subscriber.wake.set()
+                        if not _deliver(subscriber, HEARTBEAT_CHUNK, now):
+                            subscriber.heartbeat_due = True
+                            subscriber.wake.set()
                         silent_since = now  # its heartbeat goes out now
                     self._file(subscriber, silent_since)
             done = current
@@ -293,12 +299,15 @@ class EventHub:
         if not made:
             return
         dropped = []
+        now = time.monotonic()
         for wanted, group in self.groups.items():
             share = b"".join(message.data for message in made if wanted.wants(message))
             if not share:
                 continue
-            size = len(share)
+            size, framed = len(share), chunk(share)
             for subscriber in group:
+                if _deliver(subscriber, framed, now):
+                    continue
                 subscriber.queue.append(share)
                 subscriber.queued_bytes += size
                 if subscriber.queued_bytes > MAX_QUEUED_BYTES:
@@ -340,6 +349,17 @@ class EventHub:
         for subscriber in list(self._subscribers()):
             subscriber.closing = True
             subscriber.wake.set()
+
+
+def _deliver(subscriber: Subscriber, framed: bytes, now: float) -> bool:
+    """Written straight to the subscriber's connection (`framed`, a chunk), when its stream waits
+    with nothing queued and its connection takes it at once; False: the caller queues it and
+    wakes the stream, which sends it. Only a stream that waits is written to, so a direct write
+    never falls inside or ahead of one of its sends: the order of the stream holds."""
+    if subscriber.direct is None or subscriber.queue or not subscriber.direct(framed):
+        return False
+    subscriber.sent_at = now
+    return True
 
 
 def _new_events(conn, start: int, names: frozenset[str] | None):
