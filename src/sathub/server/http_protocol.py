@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import Callable
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, ClassVar, cast
@@ -99,15 +100,17 @@ class ConnectionHooks:
     def __init__(self, transport: asyncio.Transport) -> None:
         self.transport = transport
         self.on_shutdown: Callable[[], None] | None = None
-        self.cycle: RequestResponseCycle | None = None  # of the request last begun
+        # Of the request last begun, weakly: its scope refers to these hooks.
+        self.cycle: weakref.ref[RequestResponseCycle] | None = None
 
     def abort(self) -> None:
         self.transport.abort()
 
     def body_writer(self) -> BodyWriter:
         """For the answer being sent (call it from the app, once it has sent its head)."""
-        assert self.cycle is not None
-        return BodyWriter(self.cycle)
+        cycle = self.cycle() if self.cycle is not None else None
+        assert cycle is not None  # the app's request is running
+        return BodyWriter(cycle)
 
 
 def chunk(body: bytes) -> bytes:
@@ -325,7 +328,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             if self._hooks is None:
                 self._hooks = ConnectionHooks(self.transport)
             self._hooks.on_shutdown = None
-            self._hooks.cycle = self.cycle
+            self._hooks.cycle = weakref.ref(self.cycle)
             extensions = cast(dict, self.cycle.scope.setdefault("extensions", {}))
             extensions[CONNECTION_HOOKS] = self._hooks
 
@@ -413,12 +416,16 @@ class HeadWithBody:
     """The transport as one response cycle sees it: the first write after the response started
     (its status line and headers) waits for the next (its body, or the first piece of it) and
     both go out in one writev. Writes before the start (100 Continue) go out at once, and so
-    does the head of an answer to HEAD, which uvicorn follows with no write."""
+    does the head of an answer to HEAD, which uvicorn follows with no write.
+
+    It refers to its cycle weakly (the cycle refers to it): a reference cycle would keep every
+    answered request's cycle, scope and transport (and a stream's subscriber: 27 objects each)
+    until a collection of the cyclic collector, the long-lived streams' until a full one."""
 
     __slots__ = ("cycle", "head", "head_seen", "transport")
 
     def __init__(self, transport: asyncio.Transport, cycle) -> None:
-        self.transport, self.cycle = transport, cycle
+        self.transport, self.cycle = transport, weakref.ref(cycle)
         self.head: bytes | None = None
         self.head_seen = cycle.scope["method"] == "HEAD"
 
@@ -426,10 +433,14 @@ class HeadWithBody:
         if self.head is not None:
             self.transport.writelines((self.head, data))
             self.head = None
-        elif not self.head_seen and self.cycle.response_started:
+        elif not self.head_seen and self._started():
             self.head, self.head_seen = data, True
         else:
             self.transport.write(data)
+
+    def _started(self) -> bool:
+        cycle = self.cycle()  # alive: it is writing
+        return cycle is not None and cycle.response_started
 
     def close(self) -> None:
         if self.head is not None:  # a response abandoned after its start: as before, the head goes out

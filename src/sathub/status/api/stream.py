@@ -166,6 +166,11 @@ class EventStream(Response):
         finally:
             hub.unsubscribe(subscriber)
             watcher.cancel()
+            # The hooks and the subscriber refer to each other (on_shutdown, abort): cut, so that
+            # both go with the connection, not at the cyclic collector's next full collection.
+            subscriber.abort = None
+            if hooks is not None:
+                hooks.on_shutdown = None
 
     async def _stream(self, send: Send, direct: Callable[[bytes], bool] | None) -> None:
         """Sends until the stream ends. While it waits with nothing to send, the hub may write
