@@ -11,6 +11,7 @@ import itertools
 import re
 import time
 
+import pytest
 from sqlalchemy import event
 
 from sathub import db
@@ -20,6 +21,7 @@ from sathub.status.push.hub import EventHub, Subscriber
 from sathub.status.push.messages import Filter, messages
 from sathub.status.revision import RevisionProbe
 from sathub.status.store import events as store
+from tests.conftest import POSTGRES_URL
 from tests.status.seed import hours_ago, seed_catalog, store_report
 
 EVERYTHING = Filter()
@@ -192,3 +194,27 @@ def test_a_first_subscriber_failing_leaves_the_wakeups_to_another_on_its_way(eng
         assert not _listening(hub)
 
     asyncio.run(scenario())
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="psycopg's prepared statements: needs SATHUB_TEST_POSTGRES_URL")
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_the_hubs_reads_leave_the_connections_prepared_statements(engine, database_url):
+    """A read of the hub ends with a commit, not the rollback that closing a read's connection
+    makes, at which psycopg would deallocate the statements the connection had prepared (those
+    of the writer the pool hands it to next)."""
+    one = db.create_engine(database_url, pool_size=1, max_overflow=0)  # the hub's connection is this one
+    prepared = "SELECT count(*) FROM pg_prepared_statements"
+    try:
+        with one.connect() as conn:
+            for _ in range(6):  # past psycopg's prepare threshold (5): prepared on the server
+                store.watermark(conn)
+            conn.commit()
+            assert conn.exec_driver_sql(prepared).scalar_one() >= 1
+            conn.commit()
+        hub = _hub(one)
+        for _ in range(3):
+            hub._read(store.events_between, 0, 10)
+        with one.connect() as conn:
+            assert conn.exec_driver_sql(prepared).scalar_one() >= 1
+    finally:
+        one.dispose()

@@ -196,8 +196,15 @@ class EventHub:
         return self.position
 
     def _read(self, work, *args):
+        """`work(conn, *args)` on a pooled connection, its transaction then committed: closed
+        with a read's open transaction it would be rolled back, and psycopg forgets a
+        connection's prepared statements at a rollback. The pool hands that connection to the
+        next writer, whose statements would be parsed and planned again: the hub's 20 reads a
+        second while reports were POSTed wiped the pool's connections in turn."""
         with connect(self.engine) as conn:
-            return work(conn, *args)
+            result = work(conn, *args)
+            conn.commit()
+            return result
 
     async def _run(self) -> None:
         while True:
