@@ -218,3 +218,30 @@ def test_the_hubs_reads_leave_the_connections_prepared_statements(engine, databa
             assert conn.exec_driver_sql(prepared).scalar_one() >= 1
     finally:
         one.dispose()
+
+
+def test_the_hubs_own_reads_do_not_wake_it(engine, monkeypatch):
+    """Its reads end with a commit (above); the commit listener that wakes it for the process's
+    writes ignores those, or each read would wake the next: 20 reads a second with nothing written."""
+    reads = 0
+    read = hub_module._new_events
+
+    def counted(*args):
+        nonlocal reads
+        reads += 1
+        return read(*args)
+
+    monkeypatch.setattr(hub_module, "_new_events", counted)
+
+    async def scenario() -> None:
+        hub = _hub(engine)
+        subscriber = await hub.subscribe(EVERYTHING, None)
+        await asyncio.to_thread(store_report, engine, "AO-91", hours_ago(0), "W5API")
+        await _received(subscriber, b'"callsign":"W5API"')
+        await asyncio.sleep(0.2)  # what the write woke has been read
+        before = reads
+        await asyncio.sleep(1)  # nothing written: no read (the fallback's is 5 s away)
+        assert reads - before <= 1
+        hub.unsubscribe(subscriber)
+
+    asyncio.run(scenario())

@@ -44,7 +44,7 @@ from starlette.concurrency import run_in_threadpool
 from sathub.db.engines import UNREACHABLE, Engine, connect
 from sathub.server.http_protocol import chunk
 from sathub.status.push.messages import HEARTBEAT, Filter, Message, messages
-from sathub.status.push.wakeups import FALLBACK_SECONDS, Wakeups
+from sathub.status.push.wakeups import FALLBACK_SECONDS, HUB_READ, Wakeups
 from sathub.status.revision import RevisionProbe
 from sathub.status.store import events as store
 
@@ -203,6 +203,7 @@ class EventHub:
         second while reports were POSTed wiped the pool's connections in turn."""
         with connect(self.engine) as conn:
             result = work(conn, *args)
+            conn.execution_options(**{HUB_READ: True})  # this commit wakes nobody (wakeups.py)
             conn.commit()
             return result
 
