@@ -3,7 +3,8 @@
 The handler checks the request (filters, Last-Event-ID, the process's subscriber cap) and
 answers errors in the v1 envelope; the stream itself is EventStream, an ASGI answer that sends
 what the process's hub (status/push/hub.py) gives its subscriber, a heartbeat comment when the
-hub's one heartbeat timer says it is due (hub.HEARTBEAT_SECONDS of silence), and ends: cleanly
+hub's one heartbeat timer says it is due (hub.HEARTBEAT_SECONDS of silence), or, while it waits
+with nothing to send, lets the hub write both to the connection itself, and ends: cleanly
 when the server shuts down (the connection's hooks, server/http_protocol.py), at once when the
 client goes, and by an abort when the client stopped reading (the hub drops it, or one send
 outlasts SEND_SECONDS)."""
