@@ -30,17 +30,20 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def app_in_thread(database: Path, *, prefix: str = "", **settings) -> Iterator[tuple[str, Engine]]:
+def app_in_thread(
+    database: Path, *, prefix: str = "", http: str | type = "auto", **settings
+) -> Iterator[tuple[str, Engine]]:
     """The app on a free port, served by uvicorn in a thread, on a migrated SQLite database at
-    `database`, its public base URL under `prefix`; yields (that base URL, the engine). `settings`
-    are more Settings fields (secret_key, archiver_key, ...)."""
+    `database`, its public base URL under `prefix`; yields (that base URL, the engine). `http` is
+    uvicorn's HTTP protocol (`sathub serve` runs server/http_protocol.py's); `settings` are more
+    Settings fields (secret_key, archiver_key, ...)."""
     port = free_port()
     site = f"http://127.0.0.1:{port}{prefix}"
     url = f"sqlite:///{database}"
     engine = db.create_engine(url)
     db.upgrade(engine)
     app = create_app(Settings(database_url=url, base_url=site, **settings), engine=engine)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", http=http))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:

@@ -1,6 +1,7 @@
 """Connection limits of a real `sathub serve` (http_protocol.py): oversized or slow headers are
 refused, idle sockets do not starve real requests, and a process keeps a bounded number open.
-An answer's head goes out with its body, in one write."""
+An answer's head goes out with its body, in one write; a BodyWriter writes a chunked body's
+pieces as send would."""
 
 import asyncio
 import logging
@@ -12,7 +13,7 @@ import pytest
 from uvicorn.protocols.http.flow_control import FlowControl
 from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 
-from sathub.server.http_protocol import HeadWithBody
+from sathub.server.http_protocol import BodyWriter, HeadWithBody, chunk
 from tests.live_server import sathub_server
 
 pytestmark = pytest.mark.slow
@@ -190,6 +191,38 @@ def test_a_streamed_body_goes_out_piece_by_piece_after_the_first():
     assert [kind for kind, _ in calls] == ["writelines", "write", "write"]
     assert calls[0][1].endswith(b"transfer-encoding: chunked\r\n\r\n2\r\nab\r\n")
     assert calls[1][1] == b"2\r\ncd\r\n" and calls[2][1] == b"0\r\n\r\n"
+
+
+def test_a_body_writer_writes_what_send_would_and_only_when_send_would_at_once():
+    async def answer() -> tuple[list, list]:
+        recorded = Recorded()
+        cycle = cycle_writing_to(recorded)
+        writer = BodyWriter(cycle)
+        refused = [writer.write(chunk(b"early"))]  # nothing started: no chunked body yet
+        await cycle.send({"type": "http.response.start", "status": 200, "headers": []})  # chunked
+        assert writer.write(chunk(b"ab"))  # goes out with the head
+        await cycle.send({"type": "http.response.body", "body": b"cd", "more_body": True})
+        assert writer.write(chunk(b"ef"))
+        cycle.flow.pause_writing()  # the client reads too slowly: send waits for the drain
+        refused.append(writer.write(chunk(b"paused")))
+        cycle.flow.resume_writing()
+        await cycle.send({"type": "http.response.body", "body": b""})
+        refused.append(writer.write(chunk(b"ended")))
+
+        sized = cycle_writing_to(Recorded())
+        await sized.send(start(5))  # a Content-Length: its body is not chunked
+        refused.append(BodyWriter(sized).write(chunk(b"hello")))
+        gone = cycle_writing_to(Recorded())
+        await gone.send({"type": "http.response.start", "status": 200, "headers": []})
+        gone.disconnected = True
+        refused.append(BodyWriter(gone).write(chunk(b"nobody")))
+        return recorded.calls, refused
+
+    calls, refused = asyncio.run(answer())
+    assert refused == [False] * 5
+    assert [kind for kind, _ in calls] == ["writelines", "write", "write", "write"]
+    assert calls[0][1].endswith(b"transfer-encoding: chunked\r\n\r\n2\r\nab\r\n")
+    assert [data for _, data in calls[1:]] == [b"2\r\ncd\r\n", b"2\r\nef\r\n", b"0\r\n\r\n"]
 
 
 def test_100_continue_goes_out_at_once_and_an_abandoned_answer_keeps_its_head():

@@ -11,6 +11,7 @@ import itertools
 import re
 import time
 
+import pytest
 from sqlalchemy import event
 
 from sathub import db
@@ -20,6 +21,7 @@ from sathub.status.push.hub import EventHub, Subscriber
 from sathub.status.push.messages import Filter, messages
 from sathub.status.revision import RevisionProbe
 from sathub.status.store import events as store
+from tests.conftest import POSTGRES_URL
 from tests.status.seed import hours_ago, seed_catalog, store_report
 
 EVERYTHING = Filter()
@@ -190,5 +192,56 @@ def test_a_first_subscriber_failing_leaves_the_wakeups_to_another_on_its_way(eng
         assert hub.count == 1 and _listening(hub)
         hub.unsubscribe(next(result for result in results if isinstance(result, Subscriber)))
         assert not _listening(hub)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="psycopg's prepared statements: needs SATHUB_TEST_POSTGRES_URL")
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_the_hubs_reads_leave_the_connections_prepared_statements(engine, database_url):
+    """A read of the hub ends with a commit, not the rollback that closing a read's connection
+    makes, at which psycopg would deallocate the statements the connection had prepared (those
+    of the writer the pool hands it to next)."""
+    one = db.create_engine(database_url, pool_size=1, max_overflow=0)  # the hub's connection is this one
+    prepared = "SELECT count(*) FROM pg_prepared_statements"
+    try:
+        with one.connect() as conn:
+            for _ in range(6):  # past psycopg's prepare threshold (5): prepared on the server
+                store.watermark(conn)
+            conn.commit()
+            assert conn.exec_driver_sql(prepared).scalar_one() >= 1
+            conn.commit()
+        hub = _hub(one)
+        for _ in range(3):
+            hub._read(store.events_between, 0, 10)
+        with one.connect() as conn:
+            assert conn.exec_driver_sql(prepared).scalar_one() >= 1
+    finally:
+        one.dispose()
+
+
+def test_the_hubs_own_reads_do_not_wake_it(engine, monkeypatch):
+    """Its reads end with a commit (above); the commit listener that wakes it for the process's
+    writes ignores those, or each read would wake the next: 20 reads a second with nothing written."""
+    reads = 0
+    read = hub_module._new_events
+
+    def counted(*args):
+        nonlocal reads
+        reads += 1
+        return read(*args)
+
+    monkeypatch.setattr(hub_module, "_new_events", counted)
+
+    async def scenario() -> None:
+        hub = _hub(engine)
+        subscriber = await hub.subscribe(EVERYTHING, None)
+        await asyncio.to_thread(store_report, engine, "AO-91", hours_ago(0), "W5API")
+        await _received(subscriber, b'"callsign":"W5API"')
+        await asyncio.sleep(0.2)  # what the write woke has been read
+        before = reads
+        await asyncio.sleep(1)  # nothing written: no read (the fallback's is 5 s away)
+        assert reads - before <= 1
+        hub.unsubscribe(subscriber)
 
     asyncio.run(scenario())

@@ -4,15 +4,19 @@ the `gap` a client is told when it resumes from before the oldest event kept."""
 
 from __future__ import annotations
 
+import gc
 import time
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
 import pytest
 import sqlalchemy as sa
+from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 
 from sathub import db
+from sathub.server.http_protocol import GuardedHttpToolsProtocol
 from sathub.status.push import hub
+from sathub.status.push.hub import Subscriber
 from sathub.status.store import events as store
 from tests.live_server import app_in_thread
 from tests.status.seed import SUBMISSION, hours_ago, seed_catalog, store_report
@@ -73,9 +77,12 @@ def test_a_submit_php_report_is_an_event(client, engine):
     assert [row.kind for row in rows] == ["report", "cell"]
 
 
-def test_heartbeat_and_gap(tmp_path, monkeypatch):
+# uvicorn's own protocol: the stream sends each heartbeat; sathub's: the hub writes them to the
+# connection itself (server/http_protocol.py BodyWriter).
+@pytest.mark.parametrize("http", ["httptools", GuardedHttpToolsProtocol])
+def test_heartbeat_and_gap(tmp_path, monkeypatch, http):
     monkeypatch.setattr(hub, "HEARTBEAT_SECONDS", 0.3)
-    with app_in_thread(tmp_path / "sathub.db") as (site, engine):
+    with app_in_thread(tmp_path / "sathub.db", http=http) as (site, engine):
         seed_catalog(engine)
         for n in range(3):
             store_report(engine, "AO-91", hours_ago(n), callsign=f"W{n}AB")
@@ -94,3 +101,30 @@ def test_heartbeat_and_gap(tmp_path, monkeypatch):
         with Listener(f"{site}/api/v2/stream", {"Last-Event-ID": "2"}) as exact:  # nothing missed
             exact.wait_for(lambda listener: "heartbeat" in listener.comments, timeout=5)
             assert exact.events[0].event != "gap" and exact.events[0].id == "3"
+
+
+def _alive(kind: type) -> int:
+    return sum(isinstance(thing, kind) for thing in gc.get_objects())
+
+
+def test_a_stream_and_its_connection_go_when_the_client_does(tmp_path):
+    """With the cyclic collector off, reference counting alone frees a stream's subscriber and
+    its connection's response cycle once the client is gone: no reference cycle keeps them for
+    the collector (5,000 streams that had come and gone left ~140,000 objects behind, until a
+    full collection that a big heap makes rare)."""
+    with app_in_thread(tmp_path / "sathub.db", http=GuardedHttpToolsProtocol) as (site, engine):
+        seed_catalog(engine)
+        with Listener(f"{site}/api/v2/stream?name=AO-91") as listener:  # a hub and its timers made
+            listener.wait_for(lambda listener: "sathub stream" in listener.comments)
+        gc.collect()
+        gc.disable()
+        try:
+            with Listener(f"{site}/api/v2/stream?name=AO-91") as listener:
+                listener.wait_for(lambda listener: "sathub stream" in listener.comments)
+                assert _alive(Subscriber) == 1 and _alive(RequestResponseCycle) == 1
+            deadline = time.monotonic() + 5
+            while _alive(Subscriber) or _alive(RequestResponseCycle):
+                assert time.monotonic() < deadline, "left for the cyclic collector"
+                time.sleep(0.05)
+        finally:
+            gc.enable()

@@ -3,7 +3,8 @@
 The handler checks the request (filters, Last-Event-ID, the process's subscriber cap) and
 answers errors in the v1 envelope; the stream itself is EventStream, an ASGI answer that sends
 what the process's hub (status/push/hub.py) gives its subscriber, a heartbeat comment when the
-hub's one heartbeat timer says it is due (hub.HEARTBEAT_SECONDS of silence), and ends: cleanly
+hub's one heartbeat timer says it is due (hub.HEARTBEAT_SECONDS of silence), or, while it waits
+with nothing to send, lets the hub write both to the connection itself, and ends: cleanly
 when the server shuts down (the connection's hooks, server/http_protocol.py), at once when the
 client goes, and by an abort when the client stopped reading (the hub drops it, or one send
 outlasts SEND_SECONDS)."""
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -158,14 +160,24 @@ class EventStream(Response):
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
             await self._send(send, self.first)
-            await self._stream(send)
+            direct = hooks.body_writer().write if hooks is not None else None
+            await self._stream(send, direct)
             if subscriber.closing and not (self.gone or subscriber.dropped):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             hub.unsubscribe(subscriber)
             watcher.cancel()
+            # The hooks and the subscriber refer to each other (on_shutdown, abort): cut, so that
+            # both go with the connection, not at the cyclic collector's next full collection.
+            subscriber.abort = None
+            if hooks is not None:
+                hooks.on_shutdown = None
 
-    async def _stream(self, send: Send) -> None:
+    async def _stream(self, send: Send, direct: Callable[[bytes], bool] | None) -> None:
+        """Sends until the stream ends. While it waits with nothing to send, the hub may write
+        heartbeats and events to the connection itself (`direct`, hub._deliver); what it cannot
+        write so (the connection's writes are paused, the stream is busy) it queues, and wakes
+        the stream to send it."""
         subscriber, hub = self.subscriber, self.hub
         while not (self.gone or subscriber.dropped or subscriber.closing):
             if subscriber.queue:
@@ -182,7 +194,11 @@ class EventStream(Response):
             elif subscriber.heartbeat_due:
                 await self._send(send, HEARTBEAT)
             else:
-                await subscriber.wake.wait()
+                subscriber.direct = direct
+                try:
+                    await subscriber.wake.wait()
+                finally:
+                    subscriber.direct = None
                 # Cleared before looking again, so that a wake-up after this is seen by the next wait.
                 subscriber.wake.clear()
 

@@ -33,6 +33,7 @@ POLL_SECONDS = 0.05
 FALLBACK_SECONDS = 5.0
 RECONNECT_SECONDS = 1.0
 REST_SECONDS = 0.05  # the hub rests as long after each read (hub.py)
+HUB_READ = "sathub_hub_read"  # an execution option: the hub's own connection, whose commits wake nobody
 log = logging.getLogger("sathub.status.stream")
 
 
@@ -76,9 +77,11 @@ class Wakeups:
             self._poller.cancel()
             self._poller = None
 
-    def _committed(self, *_) -> None:
-        # Runs in the thread that committed (the group-commit writer, a worker thread).
-        self._wake_soon()
+    def _committed(self, conn) -> None:
+        # Runs in the thread that committed (the group-commit writer, a worker thread). The hub's
+        # own reads end with a commit (hub.py _read): woken by those, it would read for ever.
+        if not conn.get_execution_options().get(HUB_READ):
+            self._wake_soon()
 
     def _wake_soon(self) -> None:
         """From any thread: one wake-up for any number of commits until the hub takes it (a burst
