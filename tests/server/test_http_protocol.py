@@ -13,7 +13,7 @@ import pytest
 from uvicorn.protocols.http.flow_control import FlowControl
 from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 
-from sathub.server.http_protocol import BodyWriter, HeadWithBody, chunk
+from sathub.server.connection_hooks import BodyWriter, HeadWithBody, chunk
 from tests.live_server import sathub_server
 
 pytestmark = pytest.mark.slow

@@ -47,7 +47,7 @@ from sathub.archive.search.query import And, DateRange, Node, QueryError, parse
 from sathub.archive.store.search import matching_ids
 from sathub.archive.store.sources import export_chunks
 from sathub.db.engines import DatabaseError, connect
-from sathub.server.http_protocol import CONNECTION_HOOKS
+from sathub.server.connection_hooks import CONNECTION_HOOKS
 from sathub.web import engine_of, in_thread, settings_of
 
 RETRY_AFTER = "10"  # seconds: exports are long, but a slot frees as soon as one ends

@@ -20,7 +20,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from sathub.db.engines import UNREACHABLE
-from sathub.server.http_protocol import CONNECTION_HOOKS
+from sathub.server.connection_hooks import CONNECTION_HOOKS
 from sathub.status.api import query, v2_params
 from sathub.status.api.responses import ApiError
 from sathub.status.api.v2_answers import API_VERSION, endpoint

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from starlette.concurrency import run_in_threadpool
 
 from sathub.db.engines import UNREACHABLE, Engine, connect
-from sathub.server.http_protocol import chunk
+from sathub.server.connection_hooks import chunk
 from sathub.status.push.messages import HEARTBEAT, Filter, Message, messages
 from sathub.status.push.wakeups import FALLBACK_SECONDS, HUB_READ, Wakeups
 from sathub.status.revision import RevisionProbe
