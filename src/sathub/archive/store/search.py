@@ -151,9 +151,8 @@ class _Compiler:
         (migration 0013), which holds those fields only: the GIN index cannot tell the fields (the
         weights) apart, so each email it finds is checked again against its tsvector, which is a
         few words in `heading` and the whole text in `document`. A NOT alone is never asked of an
-        index (it would read all of it): then everything is asked of `document`, as before 0013."""
-        if not self.postgresql:
-            return [fts5.match(str(self.express(_all(text + negated))))]
+        index (it would read all of it): then everything is asked of `document`, as before 0013.
+        (SQLite's words never come here: _statement gives them to search_fts5.)"""
         heading = [item for item in text if _in_heading(item)]
         heading_not = [item for item in negated if _in_heading(item)]
         body = [item for item in text if item not in heading]
@@ -197,7 +196,8 @@ def _statement(
     compiler: _Compiler, tree: Node, list_id: int | None, sort: str, walk: bool = False
 ) -> tuple[sa.Select, sa.Select]:
     """(the ids and scores in order, the count) of the emails `tree` finds on public lists; with
-    `walk`, by date on SQLite, walking the dates (_fts5_statement)."""
+    `walk`, by date on SQLite, walking the dates (search_fts5.statement). SQLite's trees with words
+    are FTS5's alone; PostgreSQL's and SQLite's without words are split below."""
     parts = None if compiler.postgresql else compiler.parts(tree)
     if parts is not None:
         text, negated, rest = parts
