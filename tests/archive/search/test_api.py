@@ -132,3 +132,17 @@ def test_relevance_pages_go_on_past_the_ranked_window(seeded, monkeypatch, reque
     assert pages[0]["count"] == 9 and len(hashes) == 9 and len(set(hashes)) == 9
     scores = [r["score"] for page in pages for r in page["results"]]
     assert all(score is not None for score in scores[:3]) and scores[3:] == [None] * 6
+
+
+@pytest.mark.parametrize("sort", ["relevance", "date-desc", "date-asc"])
+def test_a_private_lists_mail_is_in_no_order_nor_on_the_walked_dates(seeded, monkeypatch, sort):
+    """Every order, SQLite's walk of the dates included (from the first match here), with dates and
+    lists asked as facets: P, on the private list, never comes out."""
+    from sathub.archive.store import search_fts5
+
+    monkeypatch.setattr(search_fts5, "WALK_FROM", 1)
+    assert search(seeded, "secret", sort=sort).json()["count"] == 0
+    for query in ("secret OR welcome", "(secret OR welcome) d:2000..2100", "secret OR l:dev@example.org"):
+        found = search(seeded, query, sort=sort, limit=100).json()
+        assert found["count"] == len(found["results"]) > 0, query
+        assert MAIL["P"].hash not in {r["message_id_hash"] for r in found["results"]}, query

@@ -38,6 +38,11 @@ def test_matches_are_the_whole_words_asked_for_or_begun(text, words, prefixes):
     assert list(matches(text + " é", words, prefixes)) == scanned(text, words, prefixes)
 
 
+def test_a_word_is_marked_whole_never_inside_a_longer_run_of_letters_and_digits():
+    assert list(matches("1gps gps2 gps_x gps", frozenset({"gps"}), ())) == [(10, 13), (16, 19)]
+    assert list(matches("x1gp gp3", frozenset(), ("gp",))) == [(5, 8)]
+
+
 def test_folded_words_are_marked_in_text_that_is_not_ascii():
     assert list(matches("Un café naïve, NAIVE", frozenset({"naive", "cafe"}), ())) == [(3, 7), (8, 13), (15, 20)]
 
