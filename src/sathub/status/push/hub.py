@@ -50,7 +50,7 @@ from starlette.concurrency import run_in_threadpool
 from sathub.db.engines import UNREACHABLE, Engine, connect
 from sathub.server.connection_hooks import chunk
 from sathub.status.push.messages import HEARTBEAT, Filter, Message, messages
-from sathub.status.push.wakeups import FALLBACK_SECONDS, HUB_READ, Wakeups
+from sathub.status.push.wakeups import FALLBACK_SECONDS, Wakeups
 from sathub.status.revision import RevisionProbe
 from sathub.status.store import events as store
 
@@ -202,16 +202,10 @@ class EventHub:
         return self.position
 
     def _read(self, work, *args):
-        """`work(conn, *args)` on a pooled connection, its transaction then committed: closed
-        with a read's open transaction it would be rolled back, and psycopg forgets a
-        connection's prepared statements at a rollback. The pool hands that connection to the
-        next writer, whose statements would be parsed and planned again: the hub's 20 reads a
-        second while reports were POSTed wiped the pool's connections in turn."""
+        """`work(conn, *args)` on a pooled connection. Its commit (every read ends with one:
+        engines.connect) wakes nobody (wakeups.py)."""
         with connect(self.engine) as conn:
-            result = work(conn, *args)
-            conn.execution_options(**{HUB_READ: True})  # this commit wakes nobody (wakeups.py)
-            conn.commit()
-            return result
+            return work(conn, *args)
 
     async def _run(self) -> None:
         while True:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from sathub.db.engines import DatabaseUnavailable
+from sathub.db.engines import READ_COMMIT, DatabaseUnavailable
 from sathub.status.revision import RevisionProbe
 
 NOTIFY_CHANNEL = "sathub_report_events"  # migration 0009's pg_notify
@@ -33,7 +33,6 @@ POLL_SECONDS = 0.05
 FALLBACK_SECONDS = 5.0
 RECONNECT_SECONDS = 1.0
 REST_SECONDS = 0.05  # the hub rests as long after each read (hub.py)
-HUB_READ = "sathub_hub_read"  # an execution option: the hub's own connection, whose commits wake nobody
 log = logging.getLogger("sathub.status.stream")
 
 
@@ -78,9 +77,10 @@ class Wakeups:
             self._poller = None
 
     def _committed(self, conn) -> None:
-        # Runs in the thread that committed (the group-commit writer, a worker thread). The hub's
-        # own reads end with a commit (hub.py _read): woken by those, it would read for ever.
-        if not conn.get_execution_options().get(HUB_READ):
+        # Runs in the thread that committed (the group-commit writer, a worker thread). Reads end
+        # with a commit too (engines.connect), the hub's own among them: woken by those, it would
+        # read for ever.
+        if not conn.get_execution_options().get(READ_COMMIT):
             self._wake_soon()
 
     def _wake_soon(self) -> None:
