@@ -2,9 +2,10 @@
 
 SQLite matches with the FTS5 table `email_search` (`MATCH`, ranked by `bm25`); PostgreSQL with
 the `tsvector` of `email_search.document` (`@@`, ranked by `ts_rank`), both kept by the triggers of
-migrations 0010, 0013, 0014 and 0015. The text part of the tree's top-level AND becomes one match
-expression, which also ranks; every other part becomes a predicate, text ones as `id IN (one
-match)`. Mail of a private list is never selected, whatever the query.
+migrations 0010, 0013, 0014 and 0015 (and 0016: PostgreSQL's dates under a B-tree). The text part
+of the tree's top-level AND becomes one match expression, which also ranks; every other part
+becomes a predicate, text ones as `id IN (one match)`. Mail of a private list is never selected,
+whatever the query.
 
 The rows a search reads: on SQLite the FTS5 index alone, the email's list and date being words of
 it (facets, migration 0015: archive/search/facets.py), so that dates, `l:`, `mlist=` and the
