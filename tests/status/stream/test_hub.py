@@ -245,3 +245,55 @@ def test_the_hubs_own_reads_do_not_wake_it(engine, monkeypatch):
         hub.unsubscribe(subscriber)
 
     asyncio.run(scenario())
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="LISTEN/NOTIFY is PostgreSQL's: needs SATHUB_TEST_POSTGRES_URL")
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_postgresql_stops_listening_while_the_hub_rests_and_misses_nothing(engine, database_url, monkeypatch):
+    """The first notification wakes the hub and the connection stops listening while it rests (a
+    listening backend is signalled at every commit that NOTIFYs); a report another process commits
+    meanwhile, which notifies nobody, is read once it listens again, long before the 5 s fallback."""
+    from sathub.status.push import wakeups
+
+    monkeypatch.setattr(wakeups, "REST_SECONDS", 1.0)
+    seed_catalog(engine)
+    other = db.create_engine(database_url)  # another process's engine: its commits wake only by NOTIFY
+
+    def listening() -> list[str]:
+        """The last statement of each LISTEN connection on the database."""
+        with db.connect(engine) as conn:
+            return list(
+                conn.exec_driver_sql(
+                    "SELECT query FROM pg_stat_activity WHERE datname = current_database() AND query ~ '^(UN)?LISTEN '"
+                ).scalars()
+            )
+
+    def until_none_listens() -> None:  # an earlier hub's LISTEN thread ends within its 1 s wait
+        deadline = time.monotonic() + 5
+        while listening():
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+
+    def last_query() -> str:
+        (query,) = listening()
+        return query
+
+    async def scenario() -> None:
+        hub = _hub(engine)
+        subscriber = await hub.subscribe(EVERYTHING, None)
+        await asyncio.sleep(0.3)  # the LISTEN thread connected
+        assert await asyncio.to_thread(last_query) == f"LISTEN {wakeups.NOTIFY_CHANNEL}"
+        await asyncio.to_thread(store_report, other, "AO-91", hours_ago(0), "W5API")
+        await _received(subscriber, b'"callsign":"W5API"', seconds=0.8)
+        assert await asyncio.to_thread(last_query) == f"UNLISTEN {wakeups.NOTIFY_CHANNEL}"
+        await asyncio.to_thread(store_report, other, "FO-29", hours_ago(0), "K1ABC")  # while it rests
+        await _received(subscriber, b'"callsign":"K1ABC"', seconds=2.5)
+        assert await asyncio.to_thread(last_query) == f"LISTEN {wakeups.NOTIFY_CHANNEL}"
+        hub.unsubscribe(subscriber)
+
+    until_none_listens()
+    try:
+        asyncio.run(scenario())
+        until_none_listens()
+    finally:
+        other.dispose()
