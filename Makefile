@@ -49,7 +49,7 @@ test: install-test chromium lint
 screenshots: install-test chromium
 	SATHUB_SCREENSHOTS=1 $(BIN)/python -m pytest -m browser
 
-# make bench [SUITE=status|archive|faults|all] [BENCH_ARGS=--quick]: bench/README.md
+# make bench [SUITE=status|archive|faults|peers|scale|micro|all] [BENCH_ARGS=--quick]: bench/README.md (all = status, archive, faults)
 bench: install-test
 	$(BIN)/python -m bench.run --suite $(or $(SUITE),all) $(BENCH_ARGS)
 

@@ -8,7 +8,7 @@ goes at each gzip level, its memory on a large export, and its time to first byt
     python -m bench.archive_export large [--count 1000000]   # peak RSS of one export of COUNT messages
     python -m bench.archive_export first-byte [--database-url URL]  # time to first byte through `sathub serve`
 
-`levels` reads the rows as the export door does (store/sources.export_chunks) from a database
+`levels` reads the rows as the export door does (store/email_sources.export_chunks) from a database
 holding the corpus (imported first when empty) and counts the CPU time of this process: MB of
 uncompressed mbox per CPU second is the figure per core. `large` generates COUNT emails straight
 into the tables (bench/archive_dataset.py: no sources, so every message is rebuilt, the slower
@@ -21,7 +21,6 @@ measure (level 1, every corpus list) in child processes, alternately with the `s
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import statistics
@@ -29,25 +28,23 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 import zlib
 from functools import partial
 from pathlib import Path
 
 import sqlalchemy as sa
 
-from bench.common import MAIL, OUT, Server, label, recreate_database, write_out
+from bench.clients import timed_download
+from bench.common import OUT, Server, label, recreate_database, write_out
+from bench.corpus import BIG_LIST, CORPUS_LISTS, corpus_engine
 from sathub import db
 from sathub.archive.export.mbox import gzip_stream
-from sathub.archive.ingest import parsing
+from sathub.archive.ingest.archive_files import RawMessage, read_archives
 from sathub.archive.ingest.importer import import_archive
-from sathub.archive.ingest.sources import RawMessage, read_archives
-from sathub.archive.store import lists, sources
+from sathub.archive.mail import kept_source
+from sathub.archive.store import email_sources, lists
 from sathub.archive.tables import mailing_lists, threads
 from sathub.db.engines import connect
-
-CORPUS_LISTS = sorted(Path(p) for p in glob.glob(str(MAIL / "*.mbox.gz")))
-BIG_LIST = "gpsd-dev@lists.berlios.de"
 
 
 def backend(url: str) -> str:
@@ -98,13 +95,13 @@ def _import_corpus(url: str) -> tuple[float, float]:
 def cmd_import(args) -> None:
     """Parsing in this process (parse_processes=0) so that its CPU time is all of the import's."""
     url = args.database_url or f"sqlite:///{OUT / 'archive_export_import.db'}"
-    kept = parsing.compress
+    kept = kept_source.compress
     runs: dict[str, list[tuple[float, float]]] = {"with sources": [], "without sources": []}
     for _ in range(args.repeat):
         for name in runs:  # alternated, so that a noisy moment hits both
-            parsing.compress = kept if name == "with sources" else (lambda data: None)  # type: ignore[assignment]
+            kept_source.compress = kept if name == "with sources" else (lambda data: None)  # type: ignore[assignment]
             runs[name].append(_import_corpus(url))
-    parsing.compress = kept
+    kept_source.compress = kept
     count = sum(1 for m in read_archives(CORPUS_LISTS) if isinstance(m, RawMessage))
     rows = ["| import of the corpus | wall s (median) | CPU s (median) | messages / CPU s |", "|---|---|---|---|"]
     for name, values in runs.items():
@@ -119,17 +116,6 @@ def cmd_import(args) -> None:
     )
 
 
-def _corpus_engine(url: str):
-    engine = db.create_engine(url)
-    db.upgrade(engine)
-    with engine.connect() as conn:
-        found = lists.find_list(conn, BIG_LIST)
-    if found is None:
-        for path in CORPUS_LISTS:
-            import_archive(engine, path.name.removesuffix(".mbox.gz"), [path])
-    return engine
-
-
 def _export(engine, list_id: int, level: int, codec=None) -> tuple[int, int, float, float]:
     """(mbox bytes, gzip bytes, CPU s, wall s) of one export, the mbox measured by decompressing;
     `codec` the export's (ISA-L) when None, else zlib."""
@@ -137,7 +123,7 @@ def _export(engine, list_id: int, level: int, codec=None) -> tuple[int, int, flo
     raw = packed = 0
     cpu = 0.0
     wall = time.monotonic()
-    chunks = sources.export_chunks(partial(connect, engine), list_id)
+    chunks = email_sources.export_chunks(partial(connect, engine), list_id)
     stream = gzip_stream(chunks, level) if codec is None else gzip_stream(chunks, level, codec)
     while True:
         started = time.process_time()
@@ -165,7 +151,7 @@ def _corpus_list_ids(engine) -> list[int]:
 
 def cmd_levels(args) -> None:
     url = args.database_url or f"sqlite:///{OUT / 'archive_export_corpus.db'}"
-    engine = _corpus_engine(url)
+    engine = corpus_engine(url)
     list_ids = _corpus_list_ids(engine)
     rows = [
         "| gzip | mbox MB | .gz MB | ratio | MB/s per core (CPU, median) | MB/s wall (median) |",
@@ -195,7 +181,7 @@ def cmd_levels(args) -> None:
 def cmd_measure(args) -> None:
     """One export of every corpus list at level 1 by whichever sathub this process imports (the
     child of `compare`): one JSON line (mbox bytes, gzip bytes, CPU s, wall s)."""
-    engine = _corpus_engine(args.database_url)
+    engine = corpus_engine(args.database_url)
     codec = zlib if args.zlib else None
     print(json.dumps(_corpus_export(engine, _corpus_list_ids(engine), 1, codec)))
     engine.dispose()
@@ -203,7 +189,7 @@ def cmd_measure(args) -> None:
 
 def cmd_compare(args) -> None:
     url = args.database_url or f"sqlite:///{OUT / 'archive_export_corpus.db'}"
-    _corpus_engine(url).dispose()
+    corpus_engine(url).dispose()
     root = Path(__file__).resolve().parent.parent
     before = Path(f"/tmp/sathub_export_before_{args.before}")
     if not before.exists():
@@ -274,7 +260,7 @@ def cmd_large(args) -> None:
     messages = raw = 0
     cpu = time.process_time()
     for list_id in list_ids:
-        chunks = sources.export_chunks(partial(connect, engine), list_id)
+        chunks = email_sources.export_chunks(partial(connect, engine), list_id)
 
         def counted(chunks=chunks):
             nonlocal messages
@@ -316,23 +302,11 @@ def _biggest_thread(url: str) -> tuple[str, str, int]:
     return row.name, row.thread_id, row.emails_count
 
 
-def _timed(base: str, path: str, repeat: int) -> list[tuple[float, float, int]]:
-    timings = []
-    for _ in range(repeat):
-        started = time.monotonic()
-        with urllib.request.urlopen(base + path) as response:
-            response.read(1)
-            first = time.monotonic() - started
-            size = 1 + len(response.read())
-            timings.append((first, time.monotonic() - started, size))
-    return timings
-
-
 def cmd_first_byte(args) -> None:
     """Through `sathub serve`: the biggest list (first byte, whole answer), python-committers whole
     and the corpus's biggest thread (public-inbox's two measured cases in issue 27)."""
     url = args.database_url or f"sqlite:///{OUT / 'archive_export_corpus.db'}"
-    _corpus_engine(url).dispose()
+    corpus_engine(url).dispose()
     thread_list, thread_id, thread_size = _biggest_thread(url)
     cases = [
         (f"{BIG_LIST} (9,567 messages)", f"/archive/list/{BIG_LIST}/export/gpsd-dev.mbox.gz"),
@@ -350,7 +324,7 @@ def cmd_first_byte(args) -> None:
     with Server.sathub(url, workers=1, log="archive_export_server") as server:
         server.wait_up("/archive/api/lists/")
         for name, path in cases:
-            timings = _timed(server.base, path, args.repeat)
+            timings = timed_download(server.base + path, args.repeat)
             first = statistics.median(t[0] for t in timings) * 1000
             rows.append(
                 f"| {name} | {first:.0f} ms ({max(t[0] for t in timings) * 1000:.0f} ms) "

@@ -24,8 +24,8 @@ from pathlib import Path
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from bench.archive_export import CORPUS_LISTS, _corpus_engine
 from bench.common import OUT, label, write_out
+from bench.corpus import CORPUS_LISTS, corpus_engine
 from bench.peers import HYPERKITTY_VENV, export_mbox, hyperkitty, hyperkitty_import, sathub_export
 from sathub.app import create_app
 from sathub.archive.store import lists
@@ -66,7 +66,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     python, env = hyperkitty(args.venv, args.venv / "work")
-    engine = _corpus_engine(args.database_url)
+    engine = corpus_engine(args.database_url)
     names = [path.name.removesuffix(".mbox.gz") for path in CORPUS_LISTS]
     settings = Settings(database_url=args.database_url, base_url="http://bench.test", secret_key="bench")
     rows = ["| list | sathub emails | HyperKitty emails after importing sathub's export | import s |"]

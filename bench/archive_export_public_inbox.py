@@ -27,8 +27,9 @@ import urllib.request
 
 from starlette.testclient import TestClient
 
-from bench.archive_export import _corpus_engine, _timed
+from bench.clients import timed_download
 from bench.common import OUT, Server, free_port, label, write_out
+from bench.corpus import corpus_engine
 from bench.peers import public_inbox
 from sathub.app import create_app
 from sathub.config import Settings
@@ -36,19 +37,6 @@ from sathub.config import Settings
 LIST = "python-committers@python.org"
 THREAD_ROOT = "CAP7+vJ+oK5q8a3kxizcbgUrrhwhOBbDj9VhSSNwZ0XgiOuBztQ@mail.gmail.com"  # "Transfer of power"
 THREAD_ID = "GQONAGWBBFRHVRUPU7RNBM75MHKGUFJN"
-
-
-def _posted(base: str, path: str, repeat: int) -> list[tuple[float, float, int]]:
-    """_timed for public-inbox's search export, which is a POST."""
-    timings = []
-    for _ in range(repeat):
-        started = time.monotonic()
-        with urllib.request.urlopen(urllib.request.Request(base + path, data=b"", method="POST")) as response:
-            response.read(1)
-            first = time.monotonic() - started
-            size = 1 + len(response.read())
-            timings.append((first, time.monotonic() - started, size))
-    return timings
 
 
 def main() -> None:
@@ -60,7 +48,7 @@ def main() -> None:
         raise SystemExit("public-inbox is not installed (apt-get install public-inbox)")
     folder = OUT / "public-inbox"
     env = {**os.environ, "PI_CONFIG": str(folder / "config")}
-    engine = _corpus_engine(args.database_url)
+    engine = corpus_engine(args.database_url)
     settings = Settings(database_url=args.database_url, base_url="http://bench.test", secret_key="bench")
     with TestClient(create_app(settings, engine=engine), base_url="http://bench.test") as client:
         body = client.get(f"/archive/list/{LIST}/export/python-committers.mbox.gz").content
@@ -81,12 +69,12 @@ def main() -> None:
     pi_base = f"http://127.0.0.1:{port}"
     cases = {
         "whole list (6,777 messages)": (
-            lambda base: _posted(base, "/pc/?q=d:19700101..&x=m", 1),
-            lambda base: _timed(base, f"/archive/list/{LIST}/export/python-committers.mbox.gz", 1),
+            lambda base: timed_download(base + "/pc/?q=d:19700101..&x=m", 1, post=True),
+            lambda base: timed_download(f"{base}/archive/list/{LIST}/export/python-committers.mbox.gz", 1),
         ),
         "thread of 109 messages": (
-            lambda base: _timed(base, f"/pc/{THREAD_ROOT}/t.mbox.gz", 1),
-            lambda base: _timed(base, f"/archive/list/{LIST}/export/thread.mbox.gz?thread={THREAD_ID}", 1),
+            lambda base: timed_download(f"{base}/pc/{THREAD_ROOT}/t.mbox.gz", 1),
+            lambda base: timed_download(f"{base}/archive/list/{LIST}/export/thread.mbox.gz?thread={THREAD_ID}", 1),
         ),
     }
     results: dict[tuple[str, str], list] = {}

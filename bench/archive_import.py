@@ -42,8 +42,8 @@ from pathlib import Path
 
 from bench.common import MAIL, OUT, backend_of, label, recreate_database, write_out
 from sathub import db
+from sathub.archive.ingest.archive_files import RawMessage, read_archives
 from sathub.archive.ingest.importer import import_archive
-from sathub.archive.ingest.sources import RawMessage, read_archives
 from sathub.archive.mail.message import parse_email
 
 VOCABULARY = (

@@ -1,7 +1,8 @@
 """Issue 24's search mix on public-inbox 1.9 and HyperKitty 1.3.12 (Whoosh) beside sathub, in one run:
 
-    python -m bench.archive_search_peers setup [--peers public-inbox,hyperkitty] [--database-url URL]
-    python -m bench.archive_search --peers public-inbox,hyperkitty ...   # the table (bench/archive_search.py)
+    python -m bench.archive_search_peers setup [--peers public-inbox,hyperkitty] [--database-url URL] [--if-missing]
+    python -m bench.archive_search --scratch NAME     # sathub's databases of the corpus, indexed
+    python -m bench.archive_search_peers run --scratch NAME [--order date|relevance] [--repeat 20] [--peers ...]
 
 `setup` gives each peer the corpus as sathub exports it (bench/peers.py), once, and records in
 bench/out/peers/<peer>.json how long that took and how big the indexes are; the table reuses it:
@@ -35,9 +36,9 @@ from urllib.parse import quote
 
 from starlette.testclient import TestClient
 
-from bench.archive_export import CORPUS_LISTS, _corpus_engine
-from bench.archive_search import MIX, Target, round_robin, sathub_count
-from bench.common import OUT, Server, code_version, free_port
+from bench.archive_search import scratch_url
+from bench.common import OUT, Server, code_version, database_exists, free_port, label, postgres_running, write_out
+from bench.corpus import BIG_LIST, CORPUS_LISTS, corpus_engine
 from bench.peers import (
     HYPERKITTY_VENV,
     TIMEOUT,
@@ -47,7 +48,9 @@ from bench.peers import (
     hyperkitty_env,
     hyperkitty_import,
     public_inbox,
+    versions,
 )
+from bench.search_mix import MIX, Target, round_robin, sathub_count
 from sathub import db
 from sathub.app import create_app
 from sathub.archive.store.search_index import index_sizes
@@ -55,6 +58,7 @@ from sathub.config import Settings
 
 PEERS = ("public-inbox", "hyperkitty")
 SETUP_COMMAND = "python -m bench.archive_search_peers setup"
+INSTALL_COMMAND = "python -m bench.peers install"
 FOLDER = OUT / "peers"
 PI_FOLDER = FOLDER / "public-inbox"
 HK_WORK = FOLDER / "hyperkitty"
@@ -109,29 +113,8 @@ def installed(peer: str) -> str | None:
     if peer == "public-inbox" and not shutil.which("public-inbox-httpd"):
         return "public-inbox: not installed (apt-get install public-inbox), skipped."
     if peer == "hyperkitty" and not (HYPERKITTY_VENV / "bin" / "gunicorn").exists():
-        return f"HyperKitty: no venv at {HYPERKITTY_VENV} ({SETUP_COMMAND}), skipped."
+        return f"HyperKitty: no venv at {HYPERKITTY_VENV} ({INSTALL_COMMAND}), skipped."
     return None
-
-
-def versions() -> dict[str, str]:
-    found = {}
-    if shutil.which("dpkg-query"):
-        found["public-inbox"] = subprocess.run(
-            ["dpkg-query", "-W", "-f", "${Version}", "public-inbox"], capture_output=True, text=True
-        ).stdout
-    python = HYPERKITTY_VENV / "bin" / "python"
-    if python.exists():
-        found["hyperkitty"] = subprocess.run(
-            [
-                str(python),
-                "-c",
-                "import importlib.metadata as m; print(', '.join(p + ' ' + m.version(p) for p in "
-                "('HyperKitty', 'Django', 'django-haystack', 'Whoosh', 'gunicorn')))",
-            ],
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    return found
 
 
 def setup_public_inbox(mboxes: dict[str, Path]) -> dict:
@@ -184,10 +167,16 @@ def setup_hyperkitty(mboxes: dict[str, Path]) -> dict:
     }
 
 
-def setup(peers: list[str], database_url: str) -> None:
-    """Each peer in `peers` given the corpus as exported from sathub's database at `database_url`."""
+def setup(peers: list[str], database_url: str, if_missing: bool = False) -> None:
+    """Each peer in `peers` given the corpus as exported from sathub's database at `database_url`
+    (with `if_missing`, only a peer whose earlier setup did not finish)."""
+    if if_missing:
+        peers = [peer for peer in peers if setup_facts(peer) is None]
+        if not peers:
+            print("every peer is set up (bench/out/peers/*.json; delete them to set up again)")
+            return
     FOLDER.mkdir(parents=True, exist_ok=True)
-    engine = _corpus_engine(database_url)
+    engine = corpus_engine(database_url)
     settings = Settings(database_url=database_url, base_url="http://bench.test", secret_key="bench")
     with TestClient(create_app(settings, engine=engine), base_url="http://bench.test") as client:
         mboxes = {name: export_mbox(client, name, FOLDER / f"{name}.mbox") for name in NAMES}
@@ -395,13 +384,40 @@ def sizes_table(urls: dict[str, str], peers: list[str]) -> list[str]:
     return [*lines, ""]
 
 
+def run(args: argparse.Namespace) -> None:
+    urls = {}
+    for backend in args.backends.split(","):
+        url = scratch_url(backend, args.scratch)
+        if backend == "postgresql" and not postgres_running():
+            print("PostgreSQL: not running, skipped.")
+        elif not database_exists(url):
+            raise SystemExit(f"{url}: no such database (python -m bench.archive_search --scratch {args.scratch} first)")
+        else:
+            urls[backend] = url
+    lines = [f"# Archive search beside public-inbox and HyperKitty, {args.order} order, {label('the real corpus')}", ""]
+    lines += compare(urls, args.peers.split(","), args.peer_list, args.repeat, args.order)
+    write_out(f"archive_search_peers_{args.order}.md", "\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["setup"])
-    parser.add_argument("--peers", default=",".join(PEERS))
-    parser.add_argument("--database-url", default=f"sqlite:///{OUT / 'archive_search_peers_corpus.db'}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    set_up_peers = commands.add_parser("setup", help="give each peer the corpus, indexed (kept in bench/out/peers/)")
+    set_up_peers.add_argument("--database-url", default=f"sqlite:///{OUT / 'archive_search_peers_corpus.db'}")
+    set_up_peers.add_argument("--if-missing", action="store_true", help="skip a peer set up by an earlier run")
+    timing = commands.add_parser("run", help="the mix on sathub and the peers, round-robin")
+    timing.add_argument("--backends", default="sqlite,postgresql")
+    timing.add_argument("--scratch", default="search", help="the databases of `bench.archive_search --scratch NAME`")
+    timing.add_argument("--repeat", type=int, default=20)
+    timing.add_argument("--order", choices=ORDERS, default="date", help="newest first, or by relevance")
+    timing.add_argument("--peer-list", default=BIG_LIST, help="the one list the peers search, a request each")
+    for command in (set_up_peers, timing):
+        command.add_argument("--peers", default=",".join(PEERS))
     args = parser.parse_args()
-    setup(args.peers.split(","), args.database_url)
+    if args.command == "setup":
+        setup(args.peers.split(","), args.database_url, args.if_missing)
+    else:
+        run(args)
 
 
 if __name__ == "__main__":

@@ -4,14 +4,14 @@
 
 Runs the real app in-process (the ASGI app called directly) on an imported archive, read only, and counts
 the statements the engine executes for each request (SQLAlchemy's before_cursor_execute;
-transaction control left out, as tests/archive/store/test_reads.py does), on the smallest and the
+transaction control left out, as tests/archive/api_fixtures.py's count_statements does), on the smallest and the
 largest thread, sender and list of the archive. Prints a markdown table; equal counts mean no N+1.
 Writes bench/out/archive_sql_<backend>.md.
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 
 import sqlalchemy as sa
 
@@ -79,7 +79,9 @@ REQUESTS = {  # label → path under /archive/api/
 
 
 def main() -> None:
-    url = sys.argv[1] if len(sys.argv) > 1 else DEFAULT
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("database_url", nargs="?", default=DEFAULT)
+    url = parser.parse_args().database_url
     engine = create_engine(url)
     with engine.connect() as conn:
         cases = extremes(conn)

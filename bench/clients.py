@@ -1,11 +1,12 @@
 """The clients that time requests: a keep-alive HTTP/1.1 connection on asyncio (cheap on CPU,
-exact about timeouts), and the ASGI app called directly in this process (the server's own time,
-without HTTP or a test client)."""
+exact about timeouts), the ASGI app called directly in this process (the server's own time,
+without HTTP or a test client), and one download timed to its first byte and to its end."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+import urllib.request
 
 
 class HttpError(Exception):
@@ -136,3 +137,19 @@ class InProcess:
 
     def close(self) -> None:
         self.loop.close()
+
+
+def timed_download(url: str, repeat: int, *, post: bool = False) -> list[tuple[float, float, int]]:
+    """(seconds to the first byte, seconds to the last, bytes) of `repeat` downloads of `url`, each
+    on a connection of its own; a POST with an empty body when `post` (public-inbox's search export
+    is one)."""
+    timings = []
+    for _ in range(repeat):
+        request = urllib.request.Request(url, data=b"" if post else None, method="POST" if post else "GET")
+        started = time.monotonic()
+        with urllib.request.urlopen(request) as response:
+            response.read(1)
+            first = time.monotonic() - started
+            size = 1 + len(response.read())
+            timings.append((first, time.monotonic() - started, size))
+    return timings

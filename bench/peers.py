@@ -2,18 +2,25 @@
 mboxrd of its export door, so every peer reads the same messages with pipermail's "user at host"
 already undone): HyperKitty 1.3.12 from PyPI in a virtual environment of its own (never sathub's),
 and public-inbox 1.9 from Debian (`apt-get install public-inbox`), its inboxes and PI_CONFIG under
-the folder given (the user's ~/.public-inbox is not touched)."""
+the folder given (the user's ~/.public-inbox is not touched).
+
+    python -m bench.peers check      # what the peers suite needs and this machine lacks (exit 1 if any)
+    python -m bench.peers install    # HyperKitty's venv (pip), public-inbox (apt-get, as root)"""
 
 from __future__ import annotations
 
+import argparse
 import gzip
+import os
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from starlette.testclient import TestClient
+if TYPE_CHECKING:
+    from starlette.testclient import TestClient
 
 HYPERKITTY_VENV = Path("/tmp/sathub-hyperkitty")
 TIMEOUT = 3600  # seconds, for any one setup command (hyperkitty_import of gpsd-dev takes ~10 min)
@@ -46,6 +53,28 @@ print "$n\n";
 """
 
 
+def versions() -> dict[str, str]:
+    """The version of each peer installed (HyperKitty's with the packages it runs on)."""
+    found = {}
+    if shutil.which("dpkg-query"):
+        found["public-inbox"] = subprocess.run(
+            ["dpkg-query", "-W", "-f", "${Version}", "public-inbox"], capture_output=True, text=True
+        ).stdout
+    python = HYPERKITTY_VENV / "bin" / "python"
+    if python.exists():
+        found["hyperkitty"] = subprocess.run(
+            [
+                str(python),
+                "-c",
+                "import importlib.metadata as m; print(', '.join(p + ' ' + m.version(p) for p in "
+                "('HyperKitty', 'Django', 'django-haystack', 'Whoosh', 'gunicorn')))",
+            ],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    return found
+
+
 def sathub_export(client: TestClient, name: str) -> tuple[bytes, float, float, float]:
     """(gzip bytes, wall s, CPU s, first byte s) of one export through sathub's door."""
     wall, cpu, first, body = time.monotonic(), time.process_time(), None, b""
@@ -66,14 +95,42 @@ def export_mbox(client: TestClient, name: str, path: Path) -> Path:
     return path
 
 
-def hyperkitty(venv: Path, work: Path, *, whoosh: Path | None = None) -> tuple[Path, dict[str, str]]:
-    """HyperKitty installed in `venv` (on first use), a fresh migrated database in `work`: the
-    venv's python and the environment its Django commands need."""
+def missing(venv: Path = HYPERKITTY_VENV) -> list[str]:
+    """What the peer comparisons need and this machine lacks, each with how to get it."""
+    lacking = []
+    if not shutil.which("public-inbox-httpd"):
+        lacking.append("public-inbox 1.9 (Debian's package): apt-get install -y public-inbox")
+    elif not any(
+        subprocess.run(["perl", f"-M{module}", "-e", "1"], capture_output=True).returncode == 0
+        for module in ("Search::Xapian", "Xapian")
+    ):
+        lacking.append("Xapian's Perl bindings, for public-inbox's search: apt-get install -y libsearch-xapian-perl")
+    if not (venv / "bin" / "gunicorn").exists():
+        lacking.append(f"HyperKitty 1.3.12 in a venv of its own at {venv}: python -m bench.peers install (pip, PyPI)")
+    return lacking
+
+
+def install(venv: Path = HYPERKITTY_VENV) -> None:
+    """HyperKitty's venv (never sathub's), and Debian's public-inbox when this runs as root."""
+    if not shutil.which("public-inbox-httpd") and shutil.which("apt-get") and os.geteuid() == 0:
+        subprocess.run(["apt-get", "install", "-y", "public-inbox"], check=True)
+    hyperkitty_venv(venv)
+
+
+def hyperkitty_venv(venv: Path) -> Path:
+    """HyperKitty installed in `venv` (on first use): the venv's python."""
     python = venv / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     if not (venv / "bin" / "gunicorn").exists():
         subprocess.run([str(python), "-m", "pip", "install", "-q", *HYPERKITTY_PACKAGES], check=True)
+    return python
+
+
+def hyperkitty(venv: Path, work: Path, *, whoosh: Path | None = None) -> tuple[Path, dict[str, str]]:
+    """HyperKitty installed in `venv` (on first use), a fresh migrated database in `work`: the
+    venv's python and the environment its Django commands need."""
+    python = hyperkitty_venv(venv)
     work.mkdir(parents=True, exist_ok=True)
     settings = SETTINGS.format(database=str(work / "hyperkitty.db"))
     if whoosh is not None:
@@ -140,3 +197,17 @@ def public_inbox(
         ["public-inbox-index", str(folder / inbox)], env=env, check=True, capture_output=True, timeout=TIMEOUT
     )
     return int(added.stdout.split()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["check", "install"])
+    if parser.parse_args().command == "install":
+        install()
+    lacking = missing()
+    print("\n".join(f"missing: {what}" for what in lacking) or "public-inbox and HyperKitty are installed")
+    return 1 if lacking else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,4 +1,4 @@
-"""The one door to the benchmarks: `make bench SUITE=status|archive|faults|all`, or
+"""The one door to the benchmarks: `make bench SUITE=status|archive|faults|peers|scale|micro|all`, or
 
     python -m bench.run --suite status [--backends sqlite,postgresql] [--quick]
 
@@ -8,6 +8,10 @@ postgresql://postgres@127.0.0.1:5432). Datasets are built when missing and kept 
 the PostgreSQL databases are named sathub_bench*. At the end the tables this run wrote are
 gathered into bench/out/summary_<suite>.md and printed. What each suite measures, and the last
 figures: bench/README.md.
+
+`all` is status, archive and faults. peers (beside public-inbox and HyperKitty, which it needs
+installed: --install-peers installs them), scale (search at 1,000,000 messages) and micro (SQLite's
+event triggers, the idle penalty) run when named.
 
 --quick runs every step at its smallest: a check that the door works, not figures to quote.
 """
@@ -20,8 +24,10 @@ import sys
 import time
 
 from bench.common import OUT, pg_url, postgres_running, require_wrk
+from bench.peers import install, missing
 
-SUITES = ("status", "archive", "faults")
+SUITES = ("status", "archive", "faults", "peers", "scale", "micro")
+ALL = ("status", "archive", "faults")  # `--suite all`; the others take hours, or measure one detail
 
 
 def status_steps(backend: str, quick: bool, duration: int, rounds: int) -> list[list[str]]:
@@ -114,6 +120,49 @@ def faults_steps(postgres: bool, quick: bool) -> list[list[str]]:
     return steps
 
 
+def peers_steps(backends: list[str], quick: bool) -> list[list[str]]:
+    """The search mix and the export beside public-inbox and HyperKitty. The peers' setup is kept
+    in bench/out/peers/ and reused (its first run takes ~2 h, mostly HyperKitty's import and Whoosh
+    index); the export comparison imports the corpus into a fresh HyperKitty each time (~15 min)."""
+    search = ["--backends", ",".join(backends), "--scratch", "peers", "--repeat", "3" if quick else "20"]
+    return [
+        ["archive_search_peers", "setup", "--if-missing"],
+        ["archive_search", *search],
+        ["archive_search_peers", "run", *search, "--order", "date"],
+        ["archive_search_peers", "run", *search, "--order", "relevance"],
+        ["archive_export_hyperkitty", "--repeat", "1" if quick else "3"],
+        ["archive_export_public_inbox", "--repeat", "1" if quick else "5"],
+    ]
+
+
+def scale_steps(backends: list[str], quick: bool) -> list[list[str]]:
+    """The search mix at 1,000,000 messages generated from the corpus's text: ~3 min to generate
+    (kept), 3-7 min per backend to import on a quiet machine."""
+    count = "20000" if quick else "1000000"
+    urls = {"sqlite": f"sqlite:///{OUT / f'archive_search_{count}.db'}", "postgresql": pg_url(f"sathub_bench_{count}")}
+    return [
+        ["archive_search_scale", "generate", "--count", count],
+        *(["archive_search_scale", "import", "--count", count, "--database-url", urls[b]] for b in backends),
+        [
+            "archive_search_scale",
+            "run",
+            "--count",
+            count,
+            "--repeat",
+            "3" if quick else "10",
+            *(option for b in backends for option in ("--database-url", urls[b])),
+        ],
+    ]
+
+
+def micro_steps(quick: bool) -> list[list[str]]:
+    """One detail each: SQLite's stream event triggers per report, and a server's idle penalty."""
+    return [
+        ["status_stream_triggers", *(["--reports", "200", "--rounds", "1"] if quick else ["--rounds", "9"])],
+        ["idle_penalty", *(["--requests", "5"] if quick else [])],
+    ]
+
+
 def gather(since: float, suite: str) -> str:
     """The result tables written during this run, in the order they were written (query plans left
     out: they stay in their own files)."""
@@ -128,12 +177,15 @@ def gather(since: float, suite: str) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", choices=[*SUITES, "all"], default="all")
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--duration", type=int, default=3, help="seconds per wrk run of status_load")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of status_load and status_burst")
     parser.add_argument("--quick", action="store_true", help="every step at its smallest (a smoke run)")
+    parser.add_argument(
+        "--install-peers", action="store_true", help="peers: install HyperKitty's venv (pip) and public-inbox (apt-get)"
+    )
     args = parser.parse_args()
     if args.quick:
         args.duration, args.rounds = 1, 1
@@ -141,20 +193,33 @@ def main() -> int:
     if "postgresql" in backends and not postgres_running():
         print("PostgreSQL does not answer: its steps are skipped", flush=True)
         backends.remove("postgresql")
-    suites = SUITES if args.suite == "all" else (args.suite,)
+    suites = ALL if args.suite == "all" else (args.suite,)
     if "status" in suites:
         require_wrk()
+    if "peers" in suites:
+        if args.install_peers:
+            install()
+        if lacking := missing():
+            print("The peers suite needs what this machine lacks:\n  " + "\n  ".join(lacking), file=sys.stderr)
+            print("(make bench SUITE=peers BENCH_ARGS=--install-peers installs them; apt-get as root)", file=sys.stderr)
+            return 1
     steps: list[list[str]] = []
     for suite in suites:
         if suite == "faults":
             steps += faults_steps("postgresql" in backends, args.quick)
-            continue
-        for backend in backends:
-            steps += (
-                status_steps(backend, args.quick, args.duration, args.rounds)
-                if suite == "status"
-                else archive_steps(backend, args.quick)
-            )
+        elif suite == "peers":
+            steps += peers_steps(backends, args.quick)
+        elif suite == "scale":
+            steps += scale_steps(backends, args.quick)
+        elif suite == "micro":
+            steps += micro_steps(args.quick)
+        else:
+            for backend in backends:
+                steps += (
+                    status_steps(backend, args.quick, args.duration, args.rounds)
+                    if suite == "status"
+                    else archive_steps(backend, args.quick)
+                )
 
     OUT.mkdir(parents=True, exist_ok=True)
     began, failed = time.time(), []

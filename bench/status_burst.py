@@ -34,7 +34,7 @@ from bench.common import (
     wrk_command,
 )
 from sathub import db
-from sathub.status.revision import RevisionProbe
+from sathub.db.revision_probe import RevisionProbe
 from sathub.status.rules import period_of_minute
 from sathub.status.store import writes as report_writes
 

@@ -295,7 +295,7 @@ def bulk_load(url: sa.URL, rows: list[tuple], totals: dict) -> None:
         for _, ddl in indexes:
             conn.execute(sa.text(ddl))
     # Statistics for the planner: PostgreSQL's autovacuum would gather them on its own after a
-    # load this size; SQLite never does unless asked, and the app does not ask (see README).
+    # load this size; SQLite never does unless asked, and the app does not ask.
     if postgres:
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             conn.execute(sa.text("VACUUM ANALYZE"))

@@ -33,7 +33,7 @@ from bench.status_miss_app import forgetful, with_miss
 from sathub.app import create_app
 from sathub.config import Settings
 from sathub.db import create_engine
-from sathub.status.revision import RevisionProbe
+from sathub.db.revision_probe import RevisionProbe
 
 
 def post_body(callsign: str) -> dict:

@@ -292,7 +292,7 @@ def cpu_seconds(pid: int) -> float:
 
 class ServerCpu:
     """The CPU time a server spends from now, with its PostgreSQL backends' (where the triggers
-    run). Throughput on two cores shared with other engineers' jobs moves by half from one minute
+    run). Throughput on two cores shared with other jobs moves by half from one minute
     to the next; the CPU time a report costs the server moves far less."""
 
     def __init__(self, pid: int, url: str):

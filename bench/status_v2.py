@@ -35,7 +35,7 @@ import sqlalchemy as sa
 from bench.clients import HttpConnection
 from bench.common import Server, backend_of, database_facts, label, percentile, require_wrk, write_out, wrk
 from sathub import db
-from sathub.status.store import v2_reads
+from sathub.status.store import report_walk
 
 LIMIT = 100
 
@@ -102,8 +102,8 @@ def offset_page_ms(url: str, offset: int, repeat: int) -> list[float]:
     """The last page as LIMIT/OFFSET reads it (the walk's order), SQL only."""
     engine = db.create_engine(url)
     query = (
-        sa.select(v2_reads.reports.c.id)
-        .order_by(*(column.desc() for column in v2_reads.WALK_KEY))
+        sa.select(report_walk.reports.c.id)
+        .order_by(*(column.desc() for column in report_walk.WALK_KEY))
         .limit(LIMIT)
         .offset(offset)
     )
@@ -122,20 +122,20 @@ def keyset_pages_ms(url: str, paths: list[str], repeat: int) -> list[list[float]
     SQL only, the pages in turn."""
     from starlette.datastructures import QueryParams
 
-    from sathub.status.api import v2_params
+    from sathub.status.api.v2 import params
 
-    search = v2_params.fingerprint(v2_reads.ReportFilter(), False)
+    search = params.fingerprint(report_walk.ReportFilter(), False)
     afters = []
     for path in paths:
         cursor = QueryParams(urlsplit(path).query).get("cursor")
-        afters.append(None if cursor is None else v2_params.read_cursor(cursor, search))
+        afters.append(None if cursor is None else params.read_cursor(cursor, search))
     engine = db.create_engine(url)
     timings: list[list[float]] = [[] for _ in paths]
     with engine.connect() as conn:
         for _ in range(repeat):
             for i, after in enumerate(afters):
                 sent = time.monotonic()
-                v2_reads.report_page(conn, v2_reads.ReportFilter(), ascending=False, after=after, limit=LIMIT + 1)
+                report_walk.report_page(conn, report_walk.ReportFilter(), ascending=False, after=after, limit=LIMIT + 1)
                 timings[i].append((time.monotonic() - sent) * 1000)
     engine.dispose()
     return timings

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from datetime import datetime
 from types import SimpleNamespace
 
 import pytest
@@ -28,6 +29,7 @@ def request(
     engine=None,
     scheme: str = "http",
     client: tuple | None = ("192.0.2.7", 50000),
+    method: str = "POST",
 ) -> Request:
     """A request as uvicorn hands it to the app: its body arrives in chunks (`received` counts them)."""
     chunks = list(body_chunks)
@@ -41,7 +43,7 @@ def request(
     app = SimpleNamespace(state=SimpleNamespace(settings=settings or Settings(), engine=engine))
     scope = {
         "type": "http",
-        "method": "POST",
+        "method": method,
         "scheme": scheme,
         "server": ("10.0.0.1", 8080),
         "path": "/submit.php",
@@ -54,6 +56,56 @@ def request(
     made = Request(scope, receive)
     made.received = received
     return made
+
+
+# --- conditional GETs (RFC 9110 13.1.1, 13.1.2, 13.1.3, 13.2.2) ------------------------------------
+
+TAG = '"5d41402abc4b2a76"'
+AUGUST_2ND = datetime(2026, 8, 2, 12, 0, 0)  # naive UTC, as the stores give dates
+
+
+@pytest.mark.parametrize(
+    "header, matches",
+    [
+        (None, False),
+        ("", False),
+        (TAG, True),
+        ("W/" + TAG, True),  # weak comparison: W/ is ignored on the client's side
+        ('"other", ' + TAG, True),
+        ('"other",' + TAG + ',"third"', True),
+        ("*", True),
+        ('"other"', False),
+        ('"5d41402abc4b2a7"', False),  # a prefix of the tag is another tag
+    ],
+)
+def test_if_none_match_is_compared_weakly(header, matches):
+    assert web.etag_matches(header, TAG) is matches
+    assert web.etag_matches(header, "W/" + TAG) is matches  # ... and on the answer's side
+
+
+def test_only_a_get_or_a_head_is_ever_not_modified():
+    for method in ("GET", "HEAD"):
+        assert web.not_modified(request(method=method, headers={"If-None-Match": TAG}), TAG)
+    assert not web.not_modified(request(method="POST", headers={"If-None-Match": TAG}), TAG)
+
+
+@pytest.mark.parametrize(
+    "since, current",
+    [
+        ("Sun, 02 Aug 2026 12:00:00 GMT", True),  # the same second
+        ("Sun, 02 Aug 2026 13:00:00 GMT", True),
+        ("Sun, 02 Aug 2026 11:59:59 GMT", False),
+        ("Sun, 02 Aug 2026 14:00:00 +0200", True),  # 12:00 UTC, written in another zone
+        ("Sun, 02 Aug 2026 11:00:00 -0000", False),
+        ("yesterday", False),  # unreadable: ignored
+    ],
+)
+def test_if_modified_since_decides_only_without_if_none_match(since, current):
+    dated = request(method="GET", headers={"If-Modified-Since": since})
+    assert web.not_modified(dated, TAG, AUGUST_2ND) is current
+    assert not web.not_modified(dated, TAG)  # an answer without a date has only its tag
+    both = request(method="GET", headers={"If-Modified-Since": since, "If-None-Match": '"other"'})
+    assert not web.not_modified(both, TAG, AUGUST_2ND)
 
 
 # --- links and the client ------------------------------------------------------------------------

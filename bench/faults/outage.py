@@ -29,8 +29,8 @@ import time
 from bench.clients import HttpConnection, HttpError
 from bench.common import OUT, Server, code_version, free_port, now_utc, scratch_postgres, write_out
 from bench.faults.ledger import POST_HEADERS, Ledger, Slots, body_bytes, stored_rows, verify
-from bench.faults.tcp_proxy import TcpProxy
 from sathub import db
+from tests.tcp_proxy import TcpProxy
 
 KINDS = {  # label: (method, path)
     "health": ("GET", "/api/v1/health.php"),

@@ -14,18 +14,18 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp
 
-from sathub.archive.api.links import WEB_PREFIXES
+from sathub.archive.links import WEB_PREFIXES
 from sathub.archive.routes import routes as archive_routes
 from sathub.config import Settings
 from sathub.db.engines import create_engine
 from sathub.db.group_commit import GroupCommit
 from sathub.server.hosts import HostCheck, parse_allowed
 from sathub.status.api.replay import ReplayedAnswers
-from sathub.status.api.v2_replay import ReplayedV2
+from sathub.status.api.v2.replay import ReplayedV2
 from sathub.status.cache import AnswerCache
-from sathub.status.push.pruning import pruning
 from sathub.status.routes import EXCEPTION_HANDLERS as STATUS_EXCEPTION_HANDLERS
 from sathub.status.routes import routes as status_routes
+from sathub.status.stream.pruning import pruning
 
 # What upstream's web server answers for a path it does not serve (Apache's page, no signature).
 NOT_FOUND_PAGE = """<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">
@@ -49,10 +49,10 @@ async def not_found(request: Request, exc: Exception) -> Response:
 
 
 class SathubApp(Starlette):
-    """Starlette, with the read-only API's cache hits replayed before any middleware
-    (status/api/replay.py): a replayed answer was first made through the whole stack for the same
-    Host, so it needs neither the Host check again nor the error page; skipping them is an eighth
-    more requests per second."""
+    """Starlette, with the read-only APIs' cache hits replayed before any middleware (/api/v2's
+    outermost, status/api/v2/replay.py, then version 1's, status/api/replay.py): a replayed answer
+    was first made through the whole stack for the same Host, so it needs neither the Host check
+    again nor the error page; skipping them is an eighth more requests per second."""
 
     def build_middleware_stack(self) -> ASGIApp:
         stack = ReplayedAnswers(super().build_middleware_stack(), self.state.answers, self.state.settings.prefix)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import click
-import sqlalchemy as sa
 
 from sathub import db
 from sathub.config import DEFAULT_DATABASE_URL, accepts, setting
+from sathub.db.engines import DBAPIError, OperationalError
 
 database_option = click.option(
     "--database-url",
@@ -25,8 +25,8 @@ def engine_for(database_url: str | None):
     click.get_current_context().call_on_close(engine.dispose)
     try:
         db.upgrade(engine)
-    except (sa.exc.OperationalError, db.DatabaseUnavailable) as exc:
+    except (OperationalError, db.DatabaseUnavailable) as exc:
         shown = db.normalize_url(url).render_as_string(hide_password=True)
-        reason = exc.orig if isinstance(exc, sa.exc.DBAPIError) else exc
+        reason = exc.orig if isinstance(exc, DBAPIError) else exc
         raise click.ClickException(f"Cannot reach the database {shown}: {str(reason).strip()}") from exc
     return engine

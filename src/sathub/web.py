@@ -1,9 +1,12 @@
 """What both interfaces share: settings and engine lookup, absolute links, the client's address,
-the request body within its limit, form fields, and database work off the event loop."""
+conditional GETs (the one reader of If-None-Match and If-Modified-Since), the request body within
+its limit, form fields, and database work off the event loop."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
 from starlette.concurrency import run_in_threadpool
@@ -46,6 +49,35 @@ def site_url(request: Request) -> str:
 
 def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
+
+
+def etag_matches(header: str | None, etag: str) -> bool:
+    """RFC 9110 13.1.2: an If-None-Match of `*`, or a list of tags one of which is `etag`, compared
+    weakly (a `W/` prefix on either side is ignored)."""
+    if header is None:
+        return False
+    bare = etag.removeprefix("W/")
+    return any(tag.strip().removeprefix("W/") in (bare, "*") for tag in header.split(","))
+
+
+def not_modified(request: Request, etag: str, last_modified: datetime | None = None) -> bool:
+    """The client's copy of a GET or HEAD answer is current (RFC 9110 13.2.2): If-None-Match
+    decides when present; else If-Modified-Since, when the answer has a date (naive, in UTC)."""
+    if request.method not in ("GET", "HEAD"):
+        return False
+    header = request.headers.get("if-none-match")
+    if header is not None or last_modified is None:
+        return etag_matches(header, etag)
+    since = request.headers.get("if-modified-since")
+    if since is None:
+        return False
+    try:
+        when = parsedate_to_datetime(since)
+    except (TypeError, ValueError):
+        return False  # an unreadable date is ignored (RFC 9110 13.1.3)
+    if when.tzinfo is not None:  # `GMT` (as HTTP writes dates) gives an aware date; `-0000` a naive one
+        when = when.astimezone(UTC).replace(tzinfo=None)
+    return last_modified <= when
 
 
 async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from sathub import db
-from sathub.archive.store import lists, reads
+from sathub.archive.store import emails, lists
 from tests.archive.api_fixtures import message_id_hash as hyperkitty_hash
 from tests.archive.mailman.harness import Mailman, ensure_venv
 from tests.conftest import SHARED_DATA
@@ -65,7 +65,7 @@ def archived(engine, address: str) -> dict[str, str]:
     """message_id -> message_id_hash of what sathub has in the list."""
     with db.connect(engine) as conn:
         mailing_list = lists.find_list(conn, address)
-        rows = reads.list_emails(conn, mailing_list, None) if mailing_list else []
+        rows = emails.list_emails(conn, mailing_list, None) if mailing_list else []
     return {row.message_id: row.message_id_hash for row in rows}
 
 

@@ -6,10 +6,11 @@ The base does what every door does alike: it refuses a method the door does not 
 `Allow`), turns a database that cannot be reached (or went away under a statement) into a 503,
 and answers HEAD with the headers GET would have (its Content-Length included) and no body. A door says what it answers
 (`respond`) and how its errors look (`render_error`: JSON for the API and downloads, with
-`check` for Mailman, an HTML page for the pages)."""
+`check` for Mailman, an HTML page for the web doors of web_door.py)."""
 
 from __future__ import annotations
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -19,6 +20,9 @@ from sathub.db.engines import UNREACHABLE
 NOT_FOUND = "Not found."
 FORBIDDEN = "You do not have permission to perform this action."
 UNAVAILABLE = "Service temporarily unavailable, try again later."
+# On every answer of a JSON door and every download: a browser takes the body for its declared type
+# only (a JSON body naming an attacker's text is never read as HTML or script).
+NOSNIFF = {"X-Content-Type-Options": "nosniff"}
 
 
 class ArchiveError(Exception):
@@ -66,3 +70,24 @@ class ArchiveEndpoint:
 
     def render_error(self, request: Request, error: ArchiveError) -> Response:
         raise NotImplementedError
+
+
+def json_error(status: int, detail: str, allow: str) -> Response:
+    """An error as Django REST framework writes one, `{"detail": …}`, whatever was negotiated: the
+    paths HyperKitty has no route for, and the downloads. `allow`: the door's methods."""
+    return Response(
+        orjson.dumps({"detail": detail}),
+        status,
+        {"Allow": allow, "Vary": "Accept", "Content-Type": "application/json", **NOSNIFF},
+    )
+
+
+def whole_number(text: str | None) -> int | None:
+    """A query parameter's number as Django REST framework reads one, Python's int() (" 5", "+5"
+    and "1_0" are numbers too), or None when it is absent or not a number."""
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return None

@@ -7,16 +7,17 @@ from __future__ import annotations
 from starlette.routing import Route
 
 from sathub.archive.api.endpoint import AddSlash, Endpoint, NotFound
-from sathub.archive.api.links import API_PREFIXES, WEB_PREFIXES
 from sathub.archive.api.views import VIEWS
 from sathub.archive.export.endpoint import Export, SearchExport
+from sathub.archive.feeds.endpoint import feeds
+from sathub.archive.links import API_PREFIXES, WEB_PREFIXES
 from sathub.archive.mailman.endpoints import ARCHIVER_PATHS
 from sathub.archive.pages.attachments import Download
 from sathub.archive.pages.browse import pages
-from sathub.archive.pages.feeds import feeds
 from sathub.archive.pages.pipermail import pipermail_routes
 from sathub.archive.pages.raw import RawSource
-from sathub.archive.pages.search import SearchPage
+from sathub.archive.search.api import SEARCH
+from sathub.archive.search.page import SearchPage
 
 
 def routes() -> list[Route]:
@@ -24,7 +25,7 @@ def routes() -> list[Route]:
     add_slash, not_found = AddSlash(), NotFound()
     result: list[Route] = []
     for prefix, web in zip(API_PREFIXES, WEB_PREFIXES, strict=True):
-        for pattern, view in VIEWS.items():
+        for pattern, view in {**VIEWS, "search/": SEARCH}.items():
             result.append(Route(prefix + pattern, Endpoint(view, prefix)))
             result.append(Route((prefix + pattern)[:-1], add_slash))
         for path, endpoint in ARCHIVER_PATHS.items():

@@ -91,7 +91,7 @@ attachments = sa.Table(
 # A list's emails in arrival order, for the mbox export's pages (migration 0008).
 sa.Index("emails_list_arrival", emails.c.list_id, emails.c.id)
 # The emails by date, for SQLite's search sorted by date when a word matches many (migration
-# 0015: store/search.py walks the dates and tests each email against the match).
+# 0015: store/search_fts5.py walks the dates and tests each email against the match).
 sa.Index("emails_date", emails.c.date, emails.c.id)
 
 # Each message's source as received (migration 0008): headers and body without the mbox `From `

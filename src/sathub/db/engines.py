@@ -67,6 +67,13 @@ class DatabaseUnavailable(Exception):
 UNREACHABLE = (DatabaseUnavailable, sa.exc.OperationalError, sa.exc.InterfaceError)
 # Any other failure of the database layer.
 DatabaseError = sa.exc.SQLAlchemyError
+# The failures callers tell apart, named here so that no module outside db/ and the stores
+# imports the driver: a refused connection or a lost server, a statement the database refused (its
+# driver's error in `.orig`), a unique key another writer took first.
+OperationalError = sa.exc.OperationalError
+StatementError = sa.exc.StatementError
+DBAPIError = sa.exc.DBAPIError
+IntegrityError = sa.exc.IntegrityError
 
 
 def normalize_url(url: str) -> sa.URL:
@@ -235,8 +242,13 @@ def one_at_a_time(conn: Connection, key: int = STARTUP_LOCK) -> None:
 
 
 @contextlib.contextmanager
-def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
-    """A connection (in a transaction when write=True); a failure to connect becomes DatabaseUnavailable."""
+def connect(engine: Engine, *, write: bool = False, snapshot: bool = False) -> Iterator[Connection]:
+    """A connection (in a transaction when write=True); a failure to connect becomes DatabaseUnavailable.
+
+    `snapshot`: every statement of the block reads one snapshot, so that a row committed between
+    two of them (a list made private between the privacy check and the rows) is never half seen.
+    PostgreSQL reads in REPEATABLE READ for that (READ COMMITTED, its default, takes a snapshot per
+    statement); SQLite's read is one transaction from its first statement already."""
     deadlines = _deadlines.get(engine)
     refuse_while_silent(deadlines)
     writers = _sqlite_writers.get(engine) if write else None
@@ -266,6 +278,8 @@ def connect(engine: Engine, *, write: bool = False) -> Iterator[Connection]:
                     with transaction:
                         yield conn
                 else:
+                    if snapshot and conn.dialect.name == "postgresql":
+                        conn.execution_options(isolation_level="REPEATABLE READ")
                     yield conn
                     if conn.dialect.name == "postgresql" and conn.in_transaction():
                         # A read ends with a commit, which writes nothing: psycopg forgets all of

@@ -12,7 +12,7 @@ from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 
 
 class ConnectionHooks:
-    """What a long answer (the status stream, status/api/stream.py) may ask of its connection,
+    """What a long answer (the status stream, status/stream/door.py) may ask of its connection,
     offered in `scope["extensions"][CONNECTION_HOOKS]`: to be told when the server shuts down
     (`on_shutdown`; uvicorn would otherwise wait for the answer to end for ever), to abort the
     connection (a client that stopped reading: close() would wait for its unread bytes), and a

@@ -20,11 +20,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Protocol, TypeVar, cast
 
-from sqlalchemy.engine import Connection, Engine
 from starlette.concurrency import run_in_threadpool
 
-from sathub.db.engines import connect
-from sathub.status.revision import RevisionProbe
+from sathub.db.engines import Connection, Engine, connect
+from sathub.db.revision_probe import RevisionProbe
 from sathub.status.templating import CachedPage
 
 T = TypeVar("T")

@@ -8,8 +8,10 @@ from starlette.routing import Route
 
 from sathub.db.engines import UNREACHABLE
 from sathub.status.admin import views as admin
-from sathub.status.api import docs_pages, legacy_arrays, stream, v1, v2
+from sathub.status.api import docs_pages, legacy_arrays, v1
+from sathub.status.api.v2 import endpoints as v2
 from sathub.status.pages import outage, satellite_pages, status_page, submit
+from sathub.status.stream import door as stream
 
 # The pages' answer while the database is away (the API endpoints answer their own envelope).
 EXCEPTION_HANDLERS = dict.fromkeys(UNREACHABLE, outage.database_unavailable)

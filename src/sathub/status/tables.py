@@ -121,3 +121,9 @@ report_event_cells = sa.Table(
     sa.Column("hour", sa.SmallInteger, nullable=False),
     *(sa.Column(count, sa.Integer, nullable=False) for count in _COUNTS),
 )
+
+
+def column_length(column: sa.Column) -> int:
+    """The n of a column declared sa.String(n) here: a longer value cannot be stored."""
+    assert isinstance(column.type, sa.String) and column.type.length is not None, column
+    return column.type.length

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from sathub.status.rules import PERIOD_LABELS, is_web_url
+from sathub.web import not_modified
 
 DONATE_URL = "https://www.amsat.org/donations/amsat-general-fund-donations/"
 
@@ -54,15 +55,6 @@ class CachedPage:
         if status == 200 and not_modified(request, self.etag):
             return Response(status_code=304, headers={"Vary": "Accept-Encoding", **headers})
         return _response(self.body, self.gzipped if _accepts_gzip(request) else None, status, headers, self.media_type)
-
-
-def not_modified(request: Request, etag: str) -> bool:
-    """A GET or HEAD whose If-None-Match names `etag` (weak comparison, RFC 9110 13.1.2) or `*`:
-    the client's copy is current."""
-    if request.method not in ("GET", "HEAD"):
-        return False
-    wanted = {tag.strip().removeprefix("W/") for tag in request.headers.get("if-none-match", "").split(",")}
-    return etag.removeprefix("W/") in wanted or "*" in wanted
 
 
 def _accepts_gzip(request: Request) -> bool:

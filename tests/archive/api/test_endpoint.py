@@ -158,13 +158,13 @@ def test_a_database_lost_under_a_statement_is_the_doors_own_503(client, archive,
     archive door still answers its own 503 (JSON, or the page), never interface A's outage page."""
     import sqlalchemy as sa
 
-    from sathub.archive.store import list_reads, reads
+    from sathub.archive.store import attachments, threads
 
     def lost(*_args, **_kwargs):
         raise sa.exc.OperationalError("SELECT …", {}, Exception("server closed the connection unexpectedly"))
 
-    monkeypatch.setattr(list_reads, "find_thread", lost)
-    monkeypatch.setattr(reads, "find_attachment", lost)
+    monkeypatch.setattr(threads, "find_thread", lost)
+    monkeypatch.setattr(attachments, "find_attachment", lost)
     response = client.get(path)
     assert response.status_code == 503
     if "/api/" in path or "/attachment/" in path:

@@ -5,7 +5,7 @@ expected values are written out from the rules."""
 
 import pytest
 
-from sathub.archive.mail.senders import PLACEHOLDER_ADDRESS, sender
+from sathub.archive.mail.senders import PLACEHOLDER_ADDRESS, obfuscate, sender
 
 
 @pytest.mark.parametrize(
@@ -50,3 +50,9 @@ def test_sender_forms(header, address, name):
 
 def test_placeholder_address_is_the_contracts():
     assert PLACEHOLDER_ADDRESS == "unknown@example.com"
+
+
+def test_the_archive_shows_an_address_with_at_written_as_spec_says():
+    # archive-api.md: `@` replaced by ` (a) ` (space, `(a)`, space); a name without `@` is unchanged.
+    assert obfuscate("Ann.Example@Lists.example.org") == "Ann.Example (a) Lists.example.org"
+    assert obfuscate("Ann Example") == "Ann Example"

@@ -1,4 +1,4 @@
-"""Mailman's archiver endpoints (api/mailman.py): what the mailman-hyperkitty plugin calls, its
+"""Mailman's archiver endpoints (mailman/endpoints.py): what the mailman-hyperkitty plugin calls, its
 authentication, the body limit and malformed bodies, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 
 from sathub.app import create_app
 from sathub.archive.mail.ids import message_id_hash
-from sathub.archive.store import list_reads, lists, reads
+from sathub.archive.store import emails, lists, threads
 from sathub.archive.tables import NEVER, PRIVATE
 from sathub.db import connect
 from tests.archive.messages import raw_message
@@ -53,7 +53,7 @@ def stored(engine, address="dev@example.org"):
         mailing_list = lists.find_list(conn, address)
         if mailing_list is None:
             return None, []
-        return mailing_list, reads.list_emails(conn, mailing_list, None)
+        return mailing_list, emails.list_emails(conn, mailing_list, None)
 
 
 # -- archive ---------------------------------------------------------------------------------------
@@ -85,9 +85,9 @@ def test_a_reply_before_its_parent_is_reattached(mailman, engine):
     assert post(mailman, message("root@example.com", "root")).status_code == 200
     with connect(engine) as conn:
         mailing_list = lists.find_list(conn, "dev@example.org")
-        threads = list_reads.list_threads(conn, mailing_list.id, None)
-        rows = reads.thread_emails(conn, mailing_list, threads[0].thread_id, None)
-    assert [t.thread_id for t in threads] == [message_id_hash("root@example.com")]
+        found = threads.list_threads(conn, mailing_list.id, None)
+        rows = emails.thread_emails(conn, mailing_list, found[0].thread_id, None)
+    assert [t.thread_id for t in found] == [message_id_hash("root@example.com")]
     assert [r.message_id for r in rows] == ["root@example.com", "child@example.com"]
     assert rows[1].parent_hash == message_id_hash("root@example.com")
 

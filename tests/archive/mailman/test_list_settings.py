@@ -1,4 +1,4 @@
-"""List settings from Mailman's REST API (importing/list_settings.py) and `archive lists sync`."""
+"""List settings from Mailman's REST API (mailman/list_settings.py) and `archive lists sync`."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from sathub import db
 from sathub.archive.ingest.importer import import_archive
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mailman import live_ingest
-from sathub.archive.store import lists, reads
+from sathub.archive.store import emails, lists
 from tests.archive.messages import raw_message
 from tests.conftest import SHARED_DATA
 
@@ -56,8 +56,8 @@ def store(engine, data: bytes, name: str = "dev@example.org") -> live_ingest.Sto
 def thread_of(engine, msgid: str, name: str = "dev@example.org") -> list[str]:
     with db.connect(engine) as conn:
         mailing_list = lists.find_list(conn, name)
-        email = reads.find_email(conn, mailing_list, live_ingest.parse(raw(msgid)).message_id_hash)
-        return [r.message_id for r in reads.thread_emails(conn, mailing_list, email.thread_hash, None)]
+        email = emails.find_email(conn, mailing_list, live_ingest.parse(raw(msgid)).message_id_hash)
+        return [r.message_id for r in emails.thread_emails(conn, mailing_list, email.thread_hash, None)]
 
 
 def test_store_threads_reattaches_and_skips_duplicates(engine):
@@ -78,7 +78,7 @@ def test_nothing_is_stored_in_an_unknown_or_never_list(engine):
         )
         lists.create_list(conn, "quiet@example.org", {"created_at": utc_now(), "archive_policy": "never"})
         assert live_ingest.store(conn, "quiet@example.org", email).policy == "never"
-        assert reads.list_emails(conn, lists.find_list(conn, "quiet@example.org"), None) == []
+        assert emails.list_emails(conn, lists.find_list(conn, "quiet@example.org"), None) == []
 
 
 def test_live_mail_and_imported_mail_are_the_same_rows(engine, tmp_path):
@@ -99,7 +99,7 @@ def test_live_mail_and_imported_mail_are_the_same_rows(engine, tmp_path):
             mailing_list = lists.find_list(conn, name)
             return sorted(
                 (r.message_id, r.subject, r.sender_address, r.sender_name, r.date, r.thread_hash, r.parent_hash)
-                for r in reads.list_emails(conn, mailing_list, None)
+                for r in emails.list_emails(conn, mailing_list, None)
             )
 
     assert rows("live@example.org") == rows("imported@example.org")

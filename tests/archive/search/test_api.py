@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.archive.api_fixtures import BASE, FORBIDDEN, MAIL, seed_archive
+from tests.archive.api_fixtures import BASE, FORBIDDEN, MAIL, seed_archive, seed_big_list
 
 PREFIXES = ("/archive/api/", "/archives/api/", "/hyperkitty/api/")
 
@@ -85,8 +85,14 @@ def test_the_envelope_pages_with_sorted_absolute_links(seeded):
     second = seeded.get(first["next"]).json()
     assert second["previous"] == f"{BASE}/archive/api/search/?limit=2&q=welcome&sort=date-desc"
     assert len(second["results"]) == 2
-    assert len(search(seeded, "-zzzz", limit=1000).json()["results"]) == 9  # at most 100
-    assert len(search(seeded, "-zzzz").json()["results"]) == 9  # default limit 10
+
+
+def test_ten_results_by_default_and_at_most_a_hundred(engine, client):
+    seed_big_list(engine, replies=60)  # 121 emails whose text is "text"
+    assert search(client, "text").json()["count"] == 121
+    assert len(search(client, "text").json()["results"]) == 10
+    assert len(search(client, "text", limit=1000).json()["results"]) == 100
+    assert len(search(client, "text", limit=100, offset=100).json()["results"]) == 21
 
 
 @pytest.mark.parametrize(

@@ -1,13 +1,11 @@
 """The index is kept in the transaction of every write (SQLite and PostgreSQL): Mailman's archive
-call, the import, a re-import's corrections, attachments, a list deleted; `archive reindex` and the
-migration of a database that had mail before 0010."""
+call, the import, a re-import's corrections, attachments, a list deleted; the migration of a database
+that had mail before 0010 (`archive reindex`: tests/archive/store/test_search_index.py)."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
-from click.testing import CliRunner
 
-from sathub.archive.commands import archive
 from sathub.archive.search.query import parse
 from sathub.archive.store import search
 from sathub.archive.tables import attachments, emails, mailing_lists
@@ -55,32 +53,6 @@ def test_attachments_and_deleted_lists_follow(engine):
     with engine.begin() as conn:
         conn.execute(mailing_lists.delete().where(mailing_lists.c.name == "dev@example.org"))
     assert found(engine, "welcome") == {MAIL["X"].message_id}  # the cross-post on other@ stays
-
-
-def _emptied_index(engine) -> None:
-    with engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            conn.execute(sa.text("DELETE FROM email_search"))
-        else:
-            conn.execute(sa.text("INSERT INTO email_search(email_search) VALUES ('delete-all')"))
-
-
-def test_reindex_rebuilds_the_index(engine, database_url):
-    seed_archive(engine)
-    _emptied_index(engine)
-    assert found(engine, "welcome") == set()
-    runner = CliRunner()
-    result = runner.invoke(archive, ["reindex", "--list", "OTHER@example.org", "--database-url", database_url])
-    assert result.exit_code == 0, result.output
-    # PostgreSQL indexes the list's one email again; SQLite rebuilds its whole FTS5 index.
-    count = 1 if database_url.startswith("postgresql") else 10
-    assert result.output == f"Indexed {count} email(s) for search of other@example.org.\n"
-    assert MAIL["X"].message_id in found(engine, "welcome")
-    result = runner.invoke(archive, ["reindex", "--database-url", database_url])
-    assert (result.exit_code, result.output) == (0, "Indexed 10 email(s) for search.\n")
-    assert found(engine, "welcome") == {MAIL[k].message_id for k in "ABCDX"}
-    refused = runner.invoke(archive, ["reindex", "--list", "nobody@example.org", "--database-url", database_url])
-    assert refused.exit_code == 2 and "no list 'nobody@example.org'" in refused.output
 
 
 def test_a_database_with_mail_gains_the_index_by_migration(database_url, tmp_path):

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.archive.api_fixtures import MAIL, seed_archive
+from tests.archive.api_fixtures import MAIL, seed_archive, seed_big_list
 from tests.archive.messages import raw_message
 from tests.live_server import app_in_thread
 
@@ -62,10 +62,22 @@ def test_refusals(seeded):
     assert form.status_code == 200 and 'name="q"' in form.text and "result" not in form.text
 
 
-def test_pages_of_twenty(seeded):
-    first = seeded.get("/archive/search?q=-zzzz&sort=date-asc").text
-    assert "9 results." in first and "Page 1 of 1" not in first  # one page: no page links
-    assert seeded.get("/archive/search?q=-zzzz&page=2").text.count("<article") == 0
+def test_pages_of_twenty(engine, client):
+    """45 matches (big@example.org: a thread of 23 and 22 single emails, every text "text"): pages
+    of 20, 20 and 5, numbered on from one page to the next, each email on one page only."""
+    seed_big_list(engine, replies=22)
+    url = "/archive/search?q=text&mlist=big@example.org&sort=date-asc"
+    pages = [client.get(url + (f"&page={number}" if number > 1 else "")).text for number in (1, 2, 3)]
+    assert [page.count("<article") for page in pages] == [20, 20, 5]
+    assert "45 results in big@example.org." in pages[0]
+    assert [f"Page {number} of 3" in page for number, page in enumerate(pages, 1)] == [True, True, True]
+    assert [re.search(r'<ol class="results" start="(\d+)">', page)[1] for page in pages] == ["1", "21", "41"]
+    links = [re.findall(r'<h2><a href="([^"]+)"', page) for page in pages]
+    assert len({link for page in links for link in page}) == 45
+    assert 'rel="prev"' not in pages[0] and 'rel="next"' not in pages[2]
+    assert client.get(url + "&page=4").text.count("<article") == 0
+    one_page = client.get("/archive/search?q=m:root-big@example.org").text
+    assert "1 result." in one_page and "Page 1 of 1" not in one_page  # one page: no page links
 
 
 @pytest.mark.parametrize("path", [f"list/{DEV}/", f"list/{DEV}/thread/{MAIL['A'].hash}/"])

@@ -1,11 +1,11 @@
 """An archive imported under older rules, imported again (sathub.archive.store.corrections and
-store.threads.rethread_list through the importer): rows corrected in place, threads recomputed,
+store.rethreading.rethread_list through the importer): rows corrected in place, threads recomputed,
 live mail kept."""
 
 import sqlalchemy as sa
 
 from sathub.archive.mailman import live_ingest
-from sathub.archive.store.threads import rethread_list
+from sathub.archive.store.rethreading import rethread_list
 from sathub.archive.tables import emails, threads
 from tests.archive.import_fixtures import rows, run
 from tests.archive.messages import raw_message

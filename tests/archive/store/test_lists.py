@@ -1,7 +1,8 @@
-"""List settings' SQL (archive/store/lists.py), on SQLite and PostgreSQL: a list is created by its
-first message with HyperKitty's defaults (archive-more.md, "Import"), found by its posting address
-in any case (archive-more.md, "<list_address>"), created once however many writers race to create
-it, and its settings changed as Mailman core has them."""
+"""Lists' SQL (archive/store/lists.py), on SQLite and PostgreSQL: a list is created by its first
+message with HyperKitty's defaults (archive-more.md, "Import"), found by its posting address in
+any case (archive-more.md, "<list_address>") or by its Mailman 2 name, created once however many
+writers race to create it, and its settings changed as Mailman core has them; the public lists
+leave the private ones out."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from datetime import datetime
 
 from sathub import db
 from sathub.archive.store import lists
+from sathub.archive.store.listing import Page
 from sathub.archive.tables import NEVER, PRIVATE, PUBLIC
+from tests.archive.api_fixtures import MAIL
 
 CREATED = datetime(2001, 1, 1, 10, 0, 0)
 
@@ -139,3 +142,30 @@ def test_list_names_in_order(engine):
     for address in ("b@example.org", "A@example.org", "c@example.com"):
         write(engine, lists.create_list, address, {"created_at": CREATED})
     assert read(engine, lists.list_names) == ["a@example.org", "b@example.org", "c@example.com"]
+
+
+def test_lists_by_mailman_2_name_whatever_the_domain(engine):
+    for address in ("dev@b.example.org", "dev@a.example.org", "devs@example.org", "d%v@example.org"):
+        write(engine, lists.create_list, address, {"created_at": CREATED})
+    assert [row.name for row in read(engine, lists.lists_by_local_part, "DEV")] == [
+        "dev@a.example.org",
+        "dev@b.example.org",
+    ]
+    assert read(engine, lists.lists_by_local_part, "de") == []
+    # LIKE's wildcards in a name are the characters themselves.
+    assert [row.name for row in read(engine, lists.lists_by_local_part, "d%v")] == ["d%v@example.org"]
+    assert read(engine, lists.lists_by_local_part, "d_v") == []
+
+
+def test_the_public_lists_and_their_totals(engine, archive):
+    # api_fixtures: dev (8 emails, the newest H), other (X), quiet (`never`, no mail); private left out.
+    names = [row.name for row in read(engine, lists.public_lists, None)]
+    assert names == ["dev@example.org", "other@example.org", "quiet@example.org"]
+    assert [row.name for row in read(engine, lists.public_lists, Page(1, 1))] == ["other@example.org"]
+    assert read(engine, lists.count_public_lists) == 3
+    totals = [(row.name, row.emails_count, row.last_active) for row in read(engine, lists.public_lists_with_totals)]
+    assert totals == [
+        ("dev@example.org", 8, MAIL["H"].date),
+        ("other@example.org", 1, MAIL["X"].date),
+        ("quiet@example.org", 0, None),
+    ]

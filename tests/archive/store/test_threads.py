@@ -1,110 +1,46 @@
-"""Threads kept right while emails arrive in any order (sathub.archive.store.threads), through
-imports on SQLite and PostgreSQL (`engine` fixture)."""
+"""Reading threads (sathub.archive.store.threads) on the hand-built archive of api_fixtures, both
+backends: a list's threads newest activity first (ties by thread id), one thread, its
+participants, the most active of a period."""
+
+from __future__ import annotations
 
 from datetime import datetime
 
-import pytest
-import sqlalchemy as sa
+from sathub.archive.store import lists, threads
+from sathub.archive.store.listing import Page
+from tests.archive.api_fixtures import MAIL
 
-from sathub.archive.tables import emails, threads
-from tests.archive.import_checks import check_threads, snapshot
-from tests.archive.import_fixtures import LIST, archive, day, h, message, rows, run, thread_of
-from tests.archive.messages import raw_message
+# The dev list's threads by date_active (their last arrival's date): H, then F and G (a tie), E, A.
+TIE = sorted([MAIL["F"].hash, MAIL["G"].hash])
+NEWEST_FIRST = [MAIL["H"].hash, *TIE, MAIL["E"].hash, MAIL["A"].hash]
 
 
-@pytest.mark.parametrize("batch_size", [1, 1000])
-def test_replies_before_their_parents_join_the_parents_thread(engine, tmp_path, batch_size):
-    path = archive(
-        tmp_path,
-        "a.mbox",
-        message("grandchild", reply_to="child", date=day(3)),
-        message("child", reply_to="root", date=day(2)),
-        message("other-child", reply_to="root", date=day(4)),
-        message("root", date=day(1)),
-    )
-    run(engine, path, batch_size=batch_size)
+def test_a_lists_threads_newest_activity_first(engine, archive):
     with engine.connect() as conn:
-        assert check_threads(conn, LIST) == 4
-        assert snapshot(conn, LIST) == {
-            h("root"): (h("root"), None, 0, 4),
-            h("child"): (h("root"), h("root"), 1, 4),
-            h("grandchild"): (h("root"), h("child"), 2, 4),
-            h("other-child"): (h("root"), h("root"), 1, 4),
-        }
-    (thread,) = rows(engine, sa.select(threads))
-    # date_active: the date of the email archived last (the root), not the newest date.
-    assert (thread.subject, thread.date_active) == ("root", datetime(2020, 1, 1, 10))
+        dev = lists.find_list(conn, "dev@example.org")
+        assert [row.thread_id for row in threads.list_threads(conn, dev.id, None)] == NEWEST_FIRST
+        assert [row.thread_id for row in threads.list_threads(conn, dev.id, Page(2, 1))] == TIE
+        assert threads.count_threads(conn, dev.id) == 5
 
 
-def test_orphan_threads_merge_when_the_parent_arrives_in_a_later_run(engine, tmp_path):
-    run(engine, archive(tmp_path, "1.mbox", message("c", reply_to="b", date=day(3))))
-    run(engine, archive(tmp_path, "2.mbox", message("d", reply_to="a", date=day(4))))
-    assert sorted(r[0] for r in rows(engine, sa.select(threads.c.thread_id))) == sorted([h("c"), h("d")])
-    run(engine, archive(tmp_path, "3.mbox", message("b", reply_to="a", date=day(2))))
-    assert sorted(r[0] for r in rows(engine, sa.select(threads.c.thread_id))) == sorted([h("b"), h("d")])
-    run(engine, archive(tmp_path, "4.mbox", message("a", date=day(1))))
-    assert [r[0] for r in rows(engine, sa.select(threads.c.thread_id))] == [h("a")]
-    assert thread_of(engine, "c") == h("a")
+def test_one_thread_and_its_participants_in_order_of_arrival(engine, archive):
     with engine.connect() as conn:
-        assert check_threads(conn, LIST) == 4
-        assert [r.message_id for r in conn.execute(sa.select(emails.c.message_id).order_by(emails.c.thread_order))] == [
-            "a@example.org",
-            "b@example.org",
-            "c@example.org",
-            "d@example.org",
+        dev = lists.find_list(conn, "dev@example.org")
+        welcome = threads.find_thread(conn, dev.id, MAIL["A"].hash)
+        assert (welcome.subject, welcome.date_active, welcome.emails_count) == ("[dev] Welcome", MAIL["D"].date, 4)
+        assert threads.find_thread(conn, dev.id, MAIL["P"].hash) is None  # a thread of another list
+        # A (alice), B (bob, no display name), C (zoë); D is alice again.
+        assert [tuple(row) for row in threads.participants(conn, welcome.id)] == [
+            ("alice@example.org", "Alice Liddell"),
+            ("bob@example.net", "bob@example.net"),
+            ("zoe@example.com", "Zoë Ünïcode"),
         ]
 
 
-@pytest.mark.parametrize("order", [("a", "b"), ("b", "a")])
-def test_reply_loops_are_cut_at_the_earliest_message_whatever_the_order(engine, tmp_path, order):
-    loop = {
-        "a": message("a", reply_to="b", date=day(2)),
-        "b": message("b", reply_to="a", date=day(1)),
-        "c": message("c", reply_to="a", date=day(3)),
-    }
-    for number, key in enumerate(order):
-        run(engine, archive(tmp_path, f"{number}.mbox", loop[key]))
-    run(engine, archive(tmp_path, "c.mbox", loop["c"]))
+def test_the_most_active_threads_since_a_date(engine, archive):
     with engine.connect() as conn:
-        check_threads(conn, LIST)
-        assert snapshot(conn, LIST) == {
-            h("b"): (h("b"), None, 0, 3),
-            h("a"): (h("b"), h("b"), 1, 3),
-            h("c"): (h("b"), h("a"), 2, 3),
-        }
-
-
-def test_raw_8bit_bytes_in_reply_headers_neither_stop_the_import_nor_break_threading(engine, tmp_path):
-    def raw(key: str, **fields) -> bytes:
-        return raw_message(
-            key,
-            sender="a@example.com",
-            subject="s",
-            date=day(6),
-            body="body\n\n",
-            envelope="From a@example.com Mon Jan  6 10:00:00 2020",
-            **fields,
-        )
-
-    path = tmp_path / "8bit.mbox"
-    path.write_bytes(
-        raw("café@w")
-        + raw("r1@w", reply_to="café@w")
-        + raw("r2@w", headers=(b"References: <a@b> <caf\xe9@x>",))
-        + raw("last@w")
-    )
-    summary = run(engine, path)
-    assert (summary.imported, dict(summary.skipped)) == (4, {})
-    # Header rules 5: the Message-ID loses its non-ASCII character, the reference keeps it, so the
-    # reply matches nothing and starts its own thread.
-    parent, reply = (
-        rows(
-            engine,
-            sa.select(emails.c.id, emails.c.thread_id, emails.c.parent_id, emails.c.in_reply_to).where(
-                emails.c.message_id == key
-            ),
-        )[0]
-        for key in ("caf@w", "r1@w")
-    )
-    assert (reply.parent_id, reply.in_reply_to) == (None, "café@w") and reply.thread_id != parent.thread_id
-    assert rows(engine, sa.select(emails.c.in_reply_to).where(emails.c.message_id == "r2@w")) == [("café@x",)]
+        dev = lists.find_list(conn, "dev@example.org")
+        since_january = threads.most_active_threads(conn, dev.id, datetime(2021, 1, 1), 2)
+        assert [row.thread_id for row in since_january] == [MAIL["A"].hash, MAIL["H"].hash]  # 4 emails; then the latest
+        since_march = threads.most_active_threads(conn, dev.id, datetime(2021, 3, 1), 10)
+        assert [row.thread_id for row in since_march] == [MAIL["H"].hash, *TIE]

@@ -1,4 +1,4 @@
-"""The catalog the /api/v1 tests report on."""
+"""The catalog the /api/v1 and /api/v2 tests read: upstream's fixture catalog with a retired name."""
 
 import pytest
 

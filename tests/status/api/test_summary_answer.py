@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sathub.db import connect
+from sathub.db.revision_probe import RevisionProbe
 from sathub.status.api.summary_answer import SummaryAnswer
-from sathub.status.revision import RevisionProbe
 from sathub.status.store import reports as report_store
 from sathub.status.store.reports import SummaryRead
 from sathub.status.tables import satellites

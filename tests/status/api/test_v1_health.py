@@ -8,14 +8,14 @@ import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from bench.faults.tcp_proxy import TcpProxy
 from sathub import db
 from sathub.app import create_app
 from sathub.config import Settings
+from sathub.db.revision_probe import RevisionProbe
 from sathub.status.commands import load_default_catalog_if_empty
-from sathub.status.revision import RevisionProbe
 from tests.conftest import POSTGRES_URL, fresh_postgres_database
 from tests.live_server import free_port
+from tests.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.skipif(not POSTGRES_URL, reason="needs SATHUB_TEST_POSTGRES_URL")
 

@@ -2,7 +2,7 @@
 
 from datetime import date
 
-from sathub.status.pages.grid import Report
+from sathub.status.pages.report_grid import Report
 
 TODAY = date(2026, 5, 23)
 

@@ -2,7 +2,8 @@
 
 from datetime import date
 
-from sathub.status.pages import grid, history
+from sathub.status import grid
+from sathub.status.pages import history
 from tests.status.pages.grid_reports import TODAY
 
 

@@ -5,10 +5,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from sathub.status.pages import grid, locator_map
+from sathub.status import grid
+from sathub.status.pages import locator_map
 from tests.status.seed import seed_catalog, store_report
 
-HOUR = 231_000  # an hour number (hours since 2000), as store.v2_reads.located_hours gives it
+HOUR = 231_000  # an hour number (hours since 2000), as store.report_walk.located_hours gives it
 
 
 def test_a_square_is_placed_by_its_longitude_and_latitude():

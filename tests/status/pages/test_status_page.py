@@ -8,7 +8,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from sathub.status.pages import grid
+from sathub.status import grid
+from sathub.status.pages import report_grid
 from tests.status.pages.conftest import now_minus
 from tests.status.seed import seed_catalog, store_report
 
@@ -90,7 +91,7 @@ def test_the_grid_is_the_third_table_with_scraped_colours(client, seeded):
     page = scrape(client.get("/").text)
     table = page.tables[2]
     header, *rows = table
-    assert [cell["text"] for cell in header] == ["Name", *[label for label, _ in grid.day_headers(block.date())]]
+    assert [cell["text"] for cell in header] == ["Name", *[label for label, _ in report_grid.day_headers(block.date())]]
     assert [row[0]["text"] for row in rows] == ["AO-7_[U/v]", "AO-91", "ISS-FM", "RETIRED-1"]
     for row in rows:
         assert len(row) == 1 + grid.COLUMNS

@@ -1,4 +1,4 @@
-"""status/push/messages.py: what a row of report_events becomes on the wire, the grid's rule
+"""status/stream/messages.py: what a row of report_events becomes on the wire, the grid's rule
 deciding which cell changes a client sees, the filters, and Last-Event-ID as clients send it."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import orjson
 import pytest
 
-from sathub.status.push.messages import Filter, gap, messages, parse_last_event_id
+from sathub.status.stream.messages import Filter, gap, messages, parse_last_event_id
 
 DAY = date(2026, 5, 23)
 EMPTY = dict.fromkeys(

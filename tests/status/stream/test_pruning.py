@@ -1,5 +1,5 @@
 """Every serving process prunes the stream's events past the retention, whether or not anyone
-has subscribed to its stream (status/push/pruning.py, run by the app's lifespan)."""
+has subscribed to its stream (status/stream/pruning.py, run by the app's lifespan)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from starlette.testclient import TestClient
 
 from sathub import db
 from sathub.app import create_app
-from sathub.status.push import pruning
 from sathub.status.store import events as store
+from sathub.status.stream import pruning
 from tests.status.seed import hours_ago, seed_catalog, store_report
 
 

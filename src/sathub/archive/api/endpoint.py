@@ -7,7 +7,7 @@ A View only says what its GET answers (a payload built from a Call); the Endpoin
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -19,8 +19,8 @@ from starlette.types import Receive, Scope, Send
 
 from sathub import db
 from sathub.archive.api import paging, render
-from sathub.archive.api.links import Links, quote_path
-from sathub.archive.edge import ArchiveEndpoint, ArchiveError
+from sathub.archive.edge import ArchiveEndpoint, ArchiveError, json_error
+from sathub.archive.links import Links, quote_path
 from sathub.db.engines import Connection, Engine
 from sathub.web import engine_of, site_url
 
@@ -39,14 +39,10 @@ class Call:
     def params(self) -> dict[str, str]:
         return self.request.path_params
 
-    @contextlib.contextmanager
-    def connect(self) -> Iterator[Connection]:
-        """All statements of one answer read one snapshot (SQLite's reads are one transaction
-        already): a list made private meanwhile cannot leak between its check and the rows."""
-        with db.connect(self.engine) as conn:
-            if conn.dialect.name == "postgresql":
-                conn.execution_options(isolation_level="REPEATABLE READ")
-            yield conn
+    def connect(self) -> contextlib.AbstractContextManager[Connection]:
+        """All statements of one answer read one snapshot: a list made private meanwhile cannot
+        leak between its check and the rows."""
+        return db.connect(self.engine, snapshot=True)
 
     @cached_property
     def page(self) -> paging.Page | None:
@@ -140,4 +136,4 @@ class NotFound(ArchiveEndpoint):
         raise ArchiveError(404)
 
     def render_error(self, request: Request, error: ArchiveError) -> Response:
-        return render.json_error(error.status, error.detail)
+        return json_error(error.status, error.detail, render.ALLOW)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from sathub.archive.api.links import Links
+from sathub.archive.links import Links
+from sathub.archive.mail.senders import obfuscate
 from sathub.db.engines import Row
 
 # Votes are a web-UI feature; an imported archive has none.
@@ -15,10 +16,6 @@ NO_VOTES = {"likes": 0, "dislikes": 0, "status": "neutral"}
 def api_date(value: datetime) -> str:
     """`YYYY-MM-DDTHH:MM:SSZ`: stored dates are naive UTC; never microseconds."""
     return value.isoformat(timespec="seconds") + "Z"
-
-
-def obfuscate(address: str) -> str:
-    return address.replace("@", " (a) ")
 
 
 def mailing_list(row: Row, links: Links) -> dict:
@@ -42,7 +39,7 @@ def sender(address: str, mailman_id: str, links: Links) -> dict:
 
 
 def emails(rows: Sequence[Row], children: Mapping[int, Sequence[str]], links: Links) -> list[dict]:
-    """Short Email objects (11 keys) of rows shaped as store.reads.EMAIL_ROW.
+    """Short Email objects (11 keys) of rows shaped as store.emails.EMAIL_ROW.
 
     The hot loop of every email answer: rows are unpacked by position, links are prefixes, and
     a sender's object is built once per spelling and shared by the emails that spell it so."""
@@ -141,7 +138,7 @@ def page_neighbours(rows: Sequence[Row], around: dict[str, str]) -> list[tuple[s
 
     Inside the run, the neighbour of a thread is the first thread (smallest id) of the adjacent
     `date_active` group; the groups at the run's edges may continue outside it, which `around`
-    (store.list_reads.thread_neighbours for the run's newest and oldest dates) covers."""
+    (store.threads.thread_neighbours for the run's newest and oldest dates) covers."""
     firsts: list[str] = []  # first thread id of each date group, newest group first
     group_of: list[int] = []
     previous_date = None

@@ -7,17 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sathub.archive.api.links import with_query
+from sathub.archive.edge import whole_number
+from sathub.archive.links import with_query
 from sathub.archive.store.listing import Page
-
-
-def _int_or_none(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        return int(text)  # Python's int(), as DRF: " 5", "+5" and "1_0" are numbers too
-    except ValueError:
-        return None
 
 
 def requested_page(query: Mapping[str, str]) -> Page | None:
@@ -28,10 +20,10 @@ def requested_page(query: Mapping[str, str]) -> Page | None:
     every remaining item, an offset past the end an empty page whose `previous` is offset − limit. The
     store binds them within what SQL holds (listing.Page.bound) without changing the rows; the links
     keep the numbers as asked. More digits than int() reads (4,300) are not a number, as for DRF."""
-    limit = _int_or_none(query.get("limit"))
+    limit = whole_number(query.get("limit"))
     if limit is None or limit <= 0:
         return None
-    offset = _int_or_none(query.get("offset"))
+    offset = whole_number(query.get("offset"))
     return Page(limit, offset if offset is not None and offset > 0 else 0)
 
 

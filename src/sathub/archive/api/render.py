@@ -18,10 +18,9 @@ from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 
+from sathub.archive.edge import NOSNIFF
+
 ALLOW = "GET, HEAD, OPTIONS"
-# On every answer: a browser takes the body for its declared type only (a JSON body naming an
-# attacker's text is never read as HTML or script).
-NOSNIFF = {"X-Content-Type-Options": "nosniff"}
 RENDERS = ["application/json", "text/html"]
 PARSES = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"]
 
@@ -56,15 +55,6 @@ def answer(payload, *, status: int = 200, html_page: bool, title: str, request: 
         body = _page(payload, status, title, request, index_link).encode()
         return Response(body, status, {**api_headers, "Content-Type": "text/html; charset=utf-8"})
     return Response(orjson.dumps(payload), status, {**api_headers, "Content-Type": "application/json"})
-
-
-def json_error(status: int, detail: str, headers: dict[str, str] | None = None) -> Response:
-    """A JSON error whatever was negotiated (paths HyperKitty has no route for, download errors)."""
-    return Response(
-        orjson.dumps({"detail": detail}),
-        status,
-        {"Allow": ALLOW, "Vary": "Accept", "Content-Type": "application/json", **NOSNIFF, **(headers or {})},
-    )
 
 
 def _page(payload, status: int, title: str, request: Request, index_link: str) -> str:

@@ -10,9 +10,8 @@ from collections.abc import Sequence
 from sathub.archive.access import HASH, LIST_ADDRESS, MAILMAN_ID, visible_list
 from sathub.archive.api import objects
 from sathub.archive.api.endpoint import Call, View
-from sathub.archive.api.search import SEARCH
 from sathub.archive.edge import ArchiveError
-from sathub.archive.store import list_reads, reads
+from sathub.archive.store import attachments, emails, lists, threads
 from sathub.db.engines import Row
 
 
@@ -41,8 +40,8 @@ def get_index(call: Call) -> dict:
 
 def get_lists(call: Call):
     with call.connect() as conn:
-        rows = list_reads.public_lists(conn, call.page)
-        count = list_reads.count_public_lists(conn) if call.page else None
+        rows = lists.public_lists(conn, call.page)
+        count = lists.count_public_lists(conn) if call.page else None
     return call.listing([objects.mailing_list(row, call.links) for row in rows], count, call.links.lists())
 
 
@@ -57,12 +56,10 @@ def get_threads(call: Call):
     address = list_address(call)
     with call.connect() as conn:
         mailing_list = visible_list(conn, address)
-        rows = list_reads.list_threads(conn, mailing_list.id, call.page)
-        count = list_reads.count_threads(conn, mailing_list.id) if call.page else None
+        rows = threads.list_threads(conn, mailing_list.id, call.page)
+        count = threads.count_threads(conn, mailing_list.id) if call.page else None
         around = (
-            list_reads.thread_neighbours(conn, mailing_list.id, rows[0].date_active, rows[-1].date_active)
-            if rows
-            else {}
+            threads.thread_neighbours(conn, mailing_list.id, rows[0].date_active, rows[-1].date_active) if rows else {}
         )
     name = mailing_list.name
     results = [
@@ -78,11 +75,11 @@ def get_thread(call: Call) -> dict:
     with call.connect() as conn:
         mailing_list = visible_list(conn, address, unknown)
         thread_id = call.params["thread_id"]
-        thread = list_reads.find_thread(conn, mailing_list.id, thread_id) if HASH.fullmatch(thread_id) else None
+        thread = threads.find_thread(conn, mailing_list.id, thread_id) if HASH.fullmatch(thread_id) else None
         if thread is None:
             raise ArchiveError(404, unknown)
-        around = list_reads.thread_neighbours(conn, mailing_list.id, thread.date_active, thread.date_active)
-        people = list_reads.participants(conn, thread.id)
+        around = threads.thread_neighbours(conn, mailing_list.id, thread.date_active, thread.date_active)
+        people = threads.participants(conn, thread.id)
     [neighbours] = objects.page_neighbours([thread], around)
     return objects.thread_detail(thread, mailing_list.name, neighbours, people, call.links)
 
@@ -94,9 +91,9 @@ def get_thread_emails(call: Call):
         if not HASH.fullmatch(thread_id):
             raise ArchiveError(404)
         # An unknown thread of a known list has no rows: an empty answer, as in HyperKitty.
-        rows = reads.thread_emails(conn, mailing_list, thread_id, call.page)
-        children = reads.thread_children(conn, mailing_list, thread_id, rows)
-        count = reads.count_thread_emails(conn, mailing_list.id, thread_id) if call.page else None
+        rows = emails.thread_emails(conn, mailing_list, thread_id, call.page)
+        children = emails.thread_children(conn, mailing_list, thread_id, rows)
+        count = emails.count_thread_emails(conn, mailing_list.id, thread_id) if call.page else None
     return call.listing(
         objects.emails(rows, children, call.links), count, call.links.thread_emails(mailing_list.name, thread_id)
     )
@@ -106,9 +103,9 @@ def get_list_emails(call: Call):
     address = list_address(call)
     with call.connect() as conn:
         mailing_list = visible_list(conn, address)
-        rows = reads.list_emails(conn, mailing_list, call.page)
-        children = reads.list_children(conn, mailing_list.id, rows)
-        count = reads.count_list_emails(conn, mailing_list.id) if call.page else None
+        rows = emails.list_emails(conn, mailing_list, call.page)
+        children = emails.list_children(conn, mailing_list.id, rows)
+        count = emails.count_list_emails(conn, mailing_list.id) if call.page else None
     return call.listing(objects.emails(rows, children, call.links), count, call.links.of_list(mailing_list.name).emails)
 
 
@@ -118,11 +115,11 @@ def get_email(call: Call) -> dict:
     with call.connect() as conn:
         mailing_list = visible_list(conn, address, unknown)
         message_id_hash = call.params["message_id_hash"]
-        row = reads.find_email(conn, mailing_list, message_id_hash) if HASH.fullmatch(message_id_hash) else None
+        row = emails.find_email(conn, mailing_list, message_id_hash) if HASH.fullmatch(message_id_hash) else None
         if row is None:
             raise ArchiveError(404, unknown)
-        children = reads.email_children(conn, row.id)
-        attachment_rows = reads.email_attachments(conn, row.id)
+        children = emails.email_children(conn, row.id)
+        attachment_rows = attachments.email_attachments(conn, row.id)
     return objects.email_detail(row, children, attachment_rows, call.links)
 
 
@@ -131,14 +128,14 @@ def get_sender_emails(call: Call):
     if "\x00" in key or ("@" not in key and not MAILMAN_ID.fullmatch(key)):
         raise ArchiveError(404)
     with call.connect() as conn:
-        sender = reads.find_sender(conn, key)
+        sender = emails.find_sender(conn, key)
         rows: Sequence[Row] = []
         children: dict = {}
         count: int | None = 0
         if sender is not None:
-            rows = reads.sender_emails(conn, sender, call.page)
-            children = reads.sender_children(conn, sender.id, rows)
-            count = reads.count_sender_emails(conn, sender) if call.page else None
+            rows = emails.sender_emails(conn, sender, call.page)
+            children = emails.sender_children(conn, sender.id, rows)
+            count = emails.count_sender_emails(conn, sender) if call.page else None
     return call.listing(objects.emails(rows, children, call.links), count, call.links.sender_emails(key.lower()))
 
 
@@ -159,5 +156,4 @@ VIEWS = {
     "list/{address}/email/{message_id_hash:path}/": View("Email Detail", "Show an email", get_email),
     "sender/{sender_key}/emails/": View("Email List By Sender", "List emails by sender", get_sender_emails),
     "tags/": View("Tag List", "List tags", get_tags),
-    "search/": SEARCH,
 }

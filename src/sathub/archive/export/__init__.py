@@ -1,1 +1,2 @@
-"""Interface B out as mail: messages back as sent (mbox, rebuilt sources) and the export door."""
+"""Interface B out as mail: a list's or a search's messages as an mbox (mbox.py), through the
+export door (endpoint.py)."""

@@ -38,14 +38,14 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from sathub.archive.access import HASH, visible_list
-from sathub.archive.api.render import NOSNIFF
-from sathub.archive.edge import ArchiveError
+from sathub.archive.access import HASH, visible_list_page
+from sathub.archive.edge import NOSNIFF, ArchiveError
 from sathub.archive.export.mbox import gzip_stream
-from sathub.archive.pages.browse import WebDoor
-from sathub.archive.search.query import And, DateRange, Node, QueryError, parse
+from sathub.archive.search.query import And, DateRange, Node
+from sathub.archive.search.request import MISSING, read_query
+from sathub.archive.store.email_sources import export_chunks
 from sathub.archive.store.search import matching_ids
-from sathub.archive.store.sources import export_chunks
+from sathub.archive.web_door import WebDoor
 from sathub.db.engines import DatabaseError, connect
 from sathub.server.connection_hooks import CONNECTION_HOOKS
 from sathub.web import engine_of, in_thread, settings_of
@@ -139,7 +139,7 @@ def export_filters(request: Request, *, of_search: bool = False) -> dict:
             if name in params:
                 raise ArchiveError(400, f"{name}= narrows a list's export (list/<address>/export/…), not a search's.")
         if "q" not in params:
-            raise ArchiveError(400, "The export of a search needs a query: q=…")
+            raise ArchiveError(400, MISSING)
     for name in ("thread", "message"):
         if name in params and not HASH.fullmatch(params[name]):
             raise ArchiveError(400, f"{name} must be an id of 32 characters A-Z and 2-7.")
@@ -148,20 +148,11 @@ def export_filters(request: Request, *, of_search: bool = False) -> dict:
         "message": params.get("message"),
         "start": _day(params, "start"),
         "end": _day(params, "end"),
-        "query": _query(params["q"]) if "q" in params else None,
+        "query": read_query(params["q"]).tree if "q" in params else None,
     }
     if of_search:
         filters["mlist"] = params.get("mlist") or None
     return filters
-
-
-def _query(text: str) -> Node:
-    """The search of `q=`, or ArchiveError 400 with what is wrong and where (QueryError's text:
-    "… (at character N)")."""
-    try:
-        return parse(text)  # positions count from the first character of q as given
-    except QueryError as error:
-        raise ArchiveError(400, f"Invalid query (q=): {error}.") from None
 
 
 def content_disposition(name: str) -> str:
@@ -179,7 +170,7 @@ class Export(WebDoor):
     async def respond(self, request: Request) -> Response:
         params = request.path_params
         filters = self.filters(request)
-        mailing_list = await in_thread(request, _list_of, params["address"])
+        mailing_list = await in_thread(request, visible_list_page, params["address"])
         return await self.stream(request, mailing_list.id, filters)
 
     def filters(self, request: Request) -> dict:
@@ -218,12 +209,6 @@ class Export(WebDoor):
         return response
 
 
-def _list_of(conn, address: str):
-    return visible_list(
-        conn, address, f"There is no list {address} in this archive.", "The archive of {name} is private."
-    )
-
-
 def _matches(conn, query: Node, list_id: int | None, filters: dict) -> array:
     """The ids of the public emails `query` finds (of `list_id` alone when given), ascending (the
     order of arrival). The days of `start`/`end` narrow the search itself, so that the export's
@@ -245,5 +230,5 @@ class SearchExport(Export):
     async def respond(self, request: Request) -> Response:
         filters = self.filters(request)
         mlist = filters["mlist"]
-        mailing_list = await in_thread(request, _list_of, mlist) if mlist is not None else None
+        mailing_list = await in_thread(request, visible_list_page, mlist) if mlist is not None else None
         return await self.stream(request, mailing_list.id if mailing_list else None, filters)

@@ -9,7 +9,7 @@ asctime form (`From alice@example.com Mon Jan  6 10:00:00 2020`): the date sathu
 back as the archived date, and the one HyperKitty's import takes when Date is unusable.
 
 A source is written as kept; a message archived before sources were kept is rebuilt
-(rebuild.py). A source that does not end with a line end gets one (mbox cannot say otherwise):
+(mail/rebuild.py). A source that does not end with a line end gets one (mbox cannot say otherwise):
 the only byte of a source that an export cannot carry back."""
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from typing import Any
 
 from isal import isal_zlib
 
-from sathub.archive.export.rebuild import rebuilt_message
-from sathub.archive.store.sources import ZLIB, decompress
+from sathub.archive.mail.kept_source import ZLIB, source_of
+from sathub.archive.mail.rebuild import rebuilt_message
 
 # The export's gzip is ISA-L's (python-isal: Intel's deflate, zlib's formats and API), level 1 of
-# its 0-3: on the corpus's mbox it deflates ~4x as fast as zlib's level 1 for a slightly smaller
-# file, and inflates the stored sources ~1.5x as fast (bench/README.md, "archive sources and
-# export"; docs/archive-export.md). `codec` takes zlib too (the benchmark compares them).
+# its 0-3: on gpsd-dev's 21.5 MB of mbox it deflates at 600 MB/s of CPU against zlib 1.2.13's 144,
+# for a file 2.5 % smaller than zlib level 1's, and inflates the stored sources ~1.5x as fast
+# (320 against 217 MB/s; docs/archive-export.md). `codec` takes zlib too (the benchmark compares them).
 CODEC: Any = isal_zlib
 GZIP_LEVEL = 1
 _QUOTE = re.compile(rb"^(>*From )", re.MULTILINE)
@@ -47,22 +47,6 @@ def separator(row) -> bytes:
     return f"From {sender} {asctime(row.archived_date)}\n".encode("latin-1", "replace")
 
 
-def source_of(row, attachments: Sequence) -> bytes:
-    """The message as received when its source was kept, else rebuilt from the stored fields."""
-    if row.data is not None:
-        return decompress(row.compression, bytes(row.data))
-    return rebuilt_message(row, attachments)
-
-
-def mboxrd_entry(row, attachments: Sequence = ()) -> bytes:
-    """One message of the mbox: separator, quoted source, blank line."""
-    source = source_of(row, attachments)
-    end = b"\n" if source.endswith(b"\n") else b"\n\n"
-    if b"From " in source:  # rare outside headers: most sources skip the regular expression
-        source = _QUOTE.sub(rb">\1", source)
-    return separator(row) + source + end
-
-
 def gzip_stream(
     chunks: Iterable[tuple[Sequence, dict[int, list]]], level: int = GZIP_LEVEL, codec: Any = CODEC
 ) -> Iterator[bytes]:
@@ -70,9 +54,10 @@ def gzip_stream(
     piece per chunk: each piece is flushed (Z_SYNC_FLUSH), so what was read reaches the client at
     once, and memory holds one chunk, never the export.
 
-    The loop is mboxrd_entry's, unrolled: the pieces of a chunk's messages are joined once (no
-    message is copied into an entry, then the entry into the chunk), and each source is inflated
-    into a buffer of its known size (bench/README.md, "archive sources and export")."""
+    Each message is its separator, its quoted source and a blank line, added as pieces that are
+    joined once per chunk (no message is copied into an entry, then the entry into the chunk), and
+    each source is inflated into a buffer of its known size (together measured within the noise of
+    an export's time; the gzip's codec is what counted)."""
     compressor = codec.compressobj(level, codec.DEFLATED, 16 + codec.MAX_WBITS)
     inflate, sync = codec.decompress, codec.Z_SYNC_FLUSH
     for rows, rebuilt in chunks:
@@ -87,7 +72,7 @@ def gzip_stream(
             else:
                 source = source_of(row, ())  # a codec of later days: its own error
             add(separator(row))
-            if b"From " in source:
+            if b"From " in source:  # rare outside headers: most sources skip the regular expression
                 source = _QUOTE.sub(rb">\1", source)
             add(source)
             add(b"\n" if source[-1:] == b"\n" else b"\n\n")

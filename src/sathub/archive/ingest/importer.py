@@ -14,21 +14,19 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-import sqlalchemy as sa
-from sqlalchemy.engine import Engine
-
 from sathub import db
+from sathub.archive.ingest.archive_files import read_archives
 from sathub.archive.ingest.parsing import default_processes, parsed_emails
-from sathub.archive.ingest.sources import read_archives
 from sathub.archive.ingest.summary import ImportSummary
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store import lists as list_store
 from sathub.archive.store.corrections import EarlierRows
-from sathub.archive.store.sources import record_numbers
-from sathub.archive.store.threads import rethread_list
+from sathub.archive.store.pipermail_numbers import record_numbers
+from sathub.archive.store.rethreading import rethread_list
 from sathub.archive.store.writes import refresh_statistics, write_batch
 from sathub.archive.tables import PRIVATE, PUBLIC
+from sathub.db.engines import Engine, OperationalError, StatementError
 
 BATCH_SIZE = 1000
 BUSY_RETRIES = 6  # a locked SQLite database is retried for about 3 s in all
@@ -125,7 +123,7 @@ def _write(
                     positions = [(e.position, e.message_id_hash) for e in batch if e.position is not None]
                     record_numbers(conn, list_id, positions)
             break
-        except sa.exc.OperationalError as exc:
+        except OperationalError as exc:
             # Another writer got in the way (SQLite: committed since this transaction began
             # reading; PostgreSQL: a deadlock between two imports): start the batch over.
             if attempt == BUSY_RETRIES or not any(word in str(exc.orig) for word in ("locked", "busy", "deadlock")):
@@ -133,7 +131,7 @@ def _write(
             time.sleep(0.05 * 2**attempt)
         except Exception as exc:
             if len(batch) == 1:
-                reason = "rejected by the database" if isinstance(exc, sa.exc.StatementError) else "could not be stored"
+                reason = "rejected by the database" if isinstance(exc, StatementError) else "could not be stored"
                 summary.skipped[f"{reason} ({type(getattr(exc, 'orig', exc)).__name__})"] += 1
                 return
             for email in batch:

@@ -14,10 +14,10 @@ from collections import deque
 from collections.abc import Iterator
 from datetime import datetime
 
-from sathub.archive.ingest.sources import RawMessage, Unreadable
+from sathub.archive.ingest.archive_files import RawMessage, Unreadable
 from sathub.archive.ingest.summary import ImportSummary
-from sathub.archive.mail.message import ParsedEmail, parse_email
-from sathub.archive.store.sources import compress
+from sathub.archive.mail.kept_source import parsed_with_source
+from sathub.archive.mail.message import ParsedEmail
 
 CHUNK = 250  # messages sent to the helper at a time
 IN_PLACE_CHUNKS = 8  # parsed here before a helper process is worth starting
@@ -29,18 +29,9 @@ def default_processes() -> int:
 
 
 def parse_chunk(chunk: list[tuple[bytes, str | None]], import_time: datetime) -> list[ParsedEmail | str]:
-    """Each message parsed, or the reason it cannot be (one bad message must not stop the import)."""
-    parsed: list[ParsedEmail | str] = []
-    for data, from_line in chunk:
-        try:
-            email = parse_email(data, from_line, import_time)
-        except Exception as exc:
-            parsed.append(f"cannot be decoded ({type(exc).__name__})")
-            continue
-        # The source is compressed here, in the helper process when there is one (40 us a message).
-        email.source, email.source_size, email.envelope = compress(data), len(data), from_line
-        parsed.append(email)
-    return parsed
+    """Each message parsed with its source compressed (in the helper process when there is one),
+    or the reason it cannot be."""
+    return [parsed_with_source(data, from_line, import_time) for data, from_line in chunk]
 
 
 def parsed_emails(

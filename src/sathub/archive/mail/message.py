@@ -32,7 +32,7 @@ class ParsedEmail:
     date: datetime  # naive UTC, whole seconds
     archived_date: datetime
     attachments: list[Attachment]
-    # The source as received, compressed (store/sources.py), its size and its mbox `From ` line:
+    # The source as received, compressed (mail/kept_source.py), its size and its mbox `From ` line:
     # set by the import's parsing, stored in email_sources (migration 0008).
     source: bytes | None = None
     source_size: int = 0

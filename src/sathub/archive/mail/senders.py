@@ -1,5 +1,6 @@
 """Who sent a message: the address and display name of its From header as HyperKitty reads them
-(spec/archive-api.md, Header rules 1 and 2), pipermail's `user at example.org (Name)` included. Pure."""
+(spec/archive-api.md, Header rules 1 and 2), pipermail's `user at example.org (Name)` included,
+and how the archive shows an address. Pure."""
 
 from __future__ import annotations
 
@@ -39,3 +40,9 @@ def sender(from_header: str | None) -> tuple[str, str]:
 def usable_address(address: str) -> bool:
     local, at, domain = address.rpartition("@")
     return bool(at and local and domain) and len(address) <= MAX_ID_LENGTH and not re.search(r"[\s\x00]", address)
+
+
+def obfuscate(address: str) -> str:
+    """An address as the archive shows it, `@` written ` (a) ` (archive-api.md: a sender's
+    `address`; archive-more.md: participants): the API, the pages and the feeds alike."""
+    return address.replace("@", " (a) ")

@@ -29,13 +29,12 @@ from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sathub.archive.api.render import NOSNIFF
-from sathub.archive.edge import ArchiveEndpoint, ArchiveError
+from sathub.archive.edge import NOSNIFF, ArchiveEndpoint, ArchiveError
+from sathub.archive.links import list_page_url, message_page_url
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.ids import clean_message_id, message_id_hash
 from sathub.archive.mail.list_address import list_address_fault
 from sathub.archive.mailman import list_settings, live_ingest
-from sathub.archive.pages.browse import list_page_url, message_page_url
 from sathub.archive.store import lists as list_store
 from sathub.archive.tables import NEVER, PUBLIC
 from sathub.config import Settings, address_in, parse_networks

@@ -1,9 +1,9 @@
 """Live mail: one message that Mailman's archiver hands over, stored by the import's own rules.
 
-The message goes through the importer's parsing (`parsing.parse_chunk`) and the rules of its batch
-writer (`store.writes.write_batch`) for a batch of one (store/one_message.py, in fewer statements), so ids,
-threading, the re-attachment of replies that arrived before their parent, duplicates and senders
-are exactly those of `archive import`.
+The message goes through the importer's parsing (`mail/kept_source.parsed_with_source`) and the
+rules of its batch writer (`store.writes.write_batch`) for a batch of one (store/one_message.py,
+in fewer statements), so ids, threading, the re-attachment of replies that arrived before their
+parent, duplicates and senders are exactly those of `archive import`.
 Parsing runs before the write lock is taken; storing runs in the caller's write transaction."""
 
 from __future__ import annotations
@@ -11,16 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import sqlalchemy as sa
-from sqlalchemy.engine import Connection, Engine
-
-from sathub.archive.ingest.parsing import parse_chunk
 from sathub.archive.mail.dates import utc_now
+from sathub.archive.mail.kept_source import compress, parsed_with_source
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store import one_message
-from sathub.archive.store.sources import compress
 from sathub.archive.tables import NEVER
-from sathub.db.engines import connect
+from sathub.db.engines import Connection, Engine, IntegrityError, connect
 
 # A message starts with a header field (RFC 5322 field name, then a colon); Mailman's
 # rendering has no mbox `From ` line, but one is tolerated.
@@ -44,7 +40,7 @@ def parse(data: bytes) -> ParsedEmail:
         raise UnreadableMessage("the message is empty")
     if not _FIRST_HEADER.match(data):
         raise UnreadableMessage("the message does not start with a header field (Name: value)")
-    [parsed] = parse_chunk([(data, None)], utc_now())
+    parsed = parsed_with_source(data, None, utc_now())
     if isinstance(parsed, str):
         raise UnreadableMessage(f"the message {parsed}")
     if data.startswith(b"From "):  # kept as the import keeps one: the message, and its From_ line apart
@@ -74,6 +70,6 @@ def store_alone(engine: Engine, address: str, email: ParsedEmail) -> Stored:
     try:
         with connect(engine, write=True) as conn:
             return store(conn, address, email)
-    except sa.exc.IntegrityError:
+    except IntegrityError:
         with connect(engine, write=True) as conn:
             return store(conn, address, email)

@@ -6,10 +6,9 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from sqlalchemy.engine import Engine
-
 from sathub.archive.mail.senders import usable_address
 from sathub.archive.store.writes import mailman_id_owner, set_mailman_id
+from sathub.db.engines import Engine
 
 
 @dataclass

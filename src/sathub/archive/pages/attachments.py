@@ -14,9 +14,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from sathub.archive.access import HASH, LIST_ADDRESS, visible_list
-from sathub.archive.api.render import NOSNIFF, json_error
-from sathub.archive.edge import ArchiveEndpoint, ArchiveError
-from sathub.archive.store import reads
+from sathub.archive.edge import NOSNIFF, ArchiveEndpoint, ArchiveError, json_error
+from sathub.archive.store import attachments
 from sathub.db.dialect import MAX_INTEGER
 from sathub.web import in_thread
 
@@ -55,9 +54,9 @@ class Download(ArchiveEndpoint):
         )
 
     def render_error(self, request: Request, error: ArchiveError) -> Response:
-        return json_error(error.status, error.detail, {"Allow": self.allow})
+        return json_error(error.status, error.detail, self.allow)
 
 
 def _attachment(conn, address: str, message_id_hash: str, counter: int):
     mailing_list = visible_list(conn, address)
-    return reads.find_attachment(conn, mailing_list.id, message_id_hash, counter)
+    return attachments.find_attachment(conn, mailing_list.id, message_id_hash, counter)

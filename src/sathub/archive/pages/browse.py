@@ -1,6 +1,6 @@
-"""The archive's web pages at HyperKitty's paths: what the URLs Mailman writes into `Archived-At`
-headers and list footers open, and what a reader browses. Small, escaped, accessible HTML; no
-JavaScript.
+"""The archive's pages to browse, at HyperKitty's paths: what the URLs Mailman writes into
+`Archived-At` headers and list footers open, and what a reader browses. Small, escaped,
+accessible HTML; no JavaScript.
 
     <prefix>                                      the index of public lists
     <prefix>list/<address>/                       the list: latest and most active threads, months
@@ -9,156 +9,131 @@ JavaScript.
     <prefix>list/<address>/thread/<thread_id>/    a whole thread, replies nested, every text
     <prefix>list/<address>/message/<hash>/        a message: headers, text, attachments, links
 
-An unknown list, thread, message or month is a 404 page; a private list's pages are 403. The
-rows of each page are read by pages/browse_rows.py; the feeds are pages/feeds.py."""
+An unknown list, thread, message or month is a 404 page; a private list's pages are 403. A page is
+a function that reads its rows from the stores in one worker-thread call (the connection and the
+path's values in, the template's context out, or ArchiveError) and a template that renders them;
+web_door.py holds the doors' base and the templates' filters."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-from pathlib import Path
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 
-import jinja2
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sathub.archive.api.links import Links, quote_path
-from sathub.archive.edge import ArchiveEndpoint, ArchiveError
-from sathub.archive.pages import browse_rows
-from sathub.db.engines import Connection
-from sathub.web import in_thread, site_url
+from sathub.archive.access import HASH, visible_list_page
+from sathub.archive.edge import ArchiveError
+from sathub.archive.links import PageLinks
+from sathub.archive.mail.dates import utc_now
+from sathub.archive.pages.thread_tree import layout, nest
+from sathub.archive.store import attachments, emails, lists, months, threads
+from sathub.archive.store.listing import Page
+from sathub.archive.web_door import HEADERS, WebDoor, render_page
+from sathub.db.engines import Connection, Row
+from sathub.web import in_thread
 
-ERROR_TITLES = {
-    400: "Bad request",
-    403: "Private list",
-    404: "Not found",
-    405: "Method not allowed",
-    503: "Unavailable",
-}
-# The pages need no script, frame or remote resource; the CSP says so to the browser.
-HEADERS = {
-    "Content-Type": "text/html; charset=utf-8",
-    "X-Frame-Options": "DENY",
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-}
-# Spelt out, not calendar.month_name (which follows the process's locale): the pages say lang="en".
-MONTH_NAMES: tuple[str, ...] = (
-    *("January", "February", "March", "April", "May", "June"),
-    *("July", "August", "September", "October", "November", "December"),
-)
-
-_templates = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
-    autoescape=True,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
+LATEST_THREADS = 30
+MOST_ACTIVE_THREADS = 10
+# "Most active" looks at the threads active in the 30 days before the list's newest activity (not
+# before today): a list that went quiet years ago still shows what was discussed most at its end.
+ACTIVE_WINDOW = timedelta(days=30)
+THREAD_PAGE_EMAILS = 1000  # a thread page shows at most this many messages
+# HyperKitty's month paths take 4 digits; the last month whose end a datetime can hold is 9998-12.
+FIRST_YEAR, LAST_YEAR = 1, 9998
 
 
-def list_page_url(web: str, address: str) -> str:
-    """`web`: the site URL with the web prefix (`https://host/archive/`)."""
-    return f"{web}list/{quote_path(address)}/"
+def index_rows(conn: Connection) -> dict:
+    return {"lists": lists.public_lists_with_totals(conn)}
 
 
-def message_page_url(web: str, address: str, message_id_hash: str) -> str:
-    return f"{web}list/{quote_path(address)}/message/{message_id_hash}/"
+def list_rows(conn: Connection, address: str) -> dict:
+    mailing_list = visible_list_page(conn, address)
+    latest = threads.list_threads(conn, mailing_list.id, Page(LATEST_THREADS, 0))
+    most_active: Sequence[Row] = []
+    if latest:  # latest[0] is the list's most recently active thread
+        since = latest[0].date_active - ACTIVE_WINDOW
+        most_active = threads.most_active_threads(conn, mailing_list.id, since, MOST_ACTIVE_THREADS)
+    with_mail = months.months_with_mail(conn, mailing_list.id)
+    return {
+        "mailing_list": mailing_list,
+        "threads": latest,
+        "most_active": most_active,
+        "years": _by_year(with_mail),
+        "active_since": latest[0].date_active - ACTIVE_WINDOW if latest else None,
+    }
 
 
-def thread_page_url(web: str, address: str, thread_id: str) -> str:
-    return f"{web}list/{quote_path(address)}/thread/{thread_id}/"
+def _by_year(with_mail) -> list[tuple[int, list]]:
+    """[(year, [(month, count), …]), …], newest first, from months_with_mail's rows."""
+    years: dict[int, list] = {}
+    for year, month, count in with_mail:
+        years.setdefault(year, []).append((month, count))
+    return list(years.items())
 
 
-@dataclass
-class PageLinks:
-    web: str  # site URL + web prefix
-    api: Links
-
-    def index(self) -> str:
-        return self.web
-
-    def list(self, address: str) -> str:
-        return list_page_url(self.web, address)
-
-    def thread(self, address: str, thread_id: str) -> str:
-        return thread_page_url(self.web, address, thread_id)
-
-    def message(self, address: str, message_id_hash: str) -> str:
-        return message_page_url(self.web, address, message_id_hash)
-
-    def month(self, address: str, year: int, month: int) -> str:
-        return f"{self.list(address)}{year:04d}/{month:02d}/"
-
-    def latest(self, address: str) -> str:
-        return f"{self.list(address)}latest"
-
-    def raw(self, address: str, message_id_hash: str) -> str:
-        """The message's source as received (engineer D's export, docs/archive-export.md)."""
-        return f"{self.message(address, message_id_hash)}raw"
-
-    def export_thread(self, address: str, thread_id: str) -> str:
-        """The thread as an mbox.gz, at HyperKitty's export path with its `thread` parameter."""
-        return f"{self.list(address)}export/{thread_id}.mbox.gz?thread={thread_id}"
-
-    def rss(self, address: str) -> str:
-        return f"{self.list(address)}feed/"
-
-    def atom_list(self, address: str) -> str:
-        return f"{self.list(address)}feed/atom/"
-
-    def atom_thread(self, address: str, thread_id: str) -> str:
-        return f"{self.thread(address, thread_id)}feed/atom/"
-
-    def atom_sender(self, mailman_id: str) -> str:
-        return f"{self.web}sender/{mailman_id}/feed/atom/"
+def month_rows(conn: Connection, address: str, year: int, month: int) -> dict:
+    mailing_list = visible_list_page(conn, address)
+    if not (FIRST_YEAR <= year <= LAST_YEAR and 1 <= month <= 12):
+        raise ArchiveError(404, f"There is no month {year}/{month} in the archive of {mailing_list.name}.")
+    return _month(conn, mailing_list, year, month, latest=False)
 
 
-def page_date(value: datetime) -> str:
-    return value.strftime("%Y-%m-%d %H:%M UTC")
+def latest_rows(conn: Connection, address: str) -> dict:
+    """The month of the list's newest mail (HyperKitty shows the calendar's month, which is empty
+    for a list that has gone quiet); this month for a list without mail."""
+    mailing_list = visible_list_page(conn, address)
+    newest = months.newest_archived(conn, mailing_list.id) or utc_now()
+    return _month(conn, mailing_list, newest.year, newest.month, latest=True)
 
 
-def iso_date(value: datetime) -> str:
-    """For `<time datetime>`: the machine-readable form of page_date."""
-    return value.strftime("%Y-%m-%dT%H:%MZ")
+def _month(conn: Connection, mailing_list: Row, year: int, month: int, *, latest: bool) -> dict:
+    begin = datetime(year, month, 1)
+    end = datetime(year + month // 12, month % 12 + 1, 1)
+    around = months.mail_around(conn, mailing_list.id, begin, end)
+    older = (around.before.year, around.before.month) if around.before else None
+    newer = (around.after.year, around.after.month) if around.after else None
+    return {
+        "mailing_list": mailing_list,
+        "year": year,
+        "month": month,
+        "latest": latest,
+        "threads": months.month_threads(conn, mailing_list.id, begin, end),
+        "older": older,
+        "newer": newer,
+    }
 
 
-def obfuscate(address: str) -> str:
-    return address.replace("@", " (a) ")
+def thread_rows(conn: Connection, address: str, thread_id: str) -> dict:
+    mailing_list = visible_list_page(conn, address)
+    thread = threads.find_thread(conn, mailing_list.id, thread_id) if HASH.fullmatch(thread_id) else None
+    if thread is None:
+        raise ArchiveError(404, f"There is no such thread in {mailing_list.name}.")
+    shown = emails.thread_emails(conn, mailing_list, thread.thread_id, Page(THREAD_PAGE_EMAILS, 0), with_text=True)
+    return {
+        "mailing_list": mailing_list,
+        "thread": thread,
+        "layout": layout(nest(shown)),
+        "shown": len(shown),
+        "participants": len({email.sender_address.lower() for email in shown}),
+        "attachments": attachments.thread_attachments(conn, thread.id) if shown else {},
+    }
 
 
-def month_name(month: int) -> str:
-    return MONTH_NAMES[month - 1]
+def message_rows(conn: Connection, address: str, message_id_hash: str) -> dict:
+    mailing_list = visible_list_page(conn, address)
+    email = emails.find_email(conn, mailing_list, message_id_hash) if HASH.fullmatch(message_id_hash) else None
+    if email is None:
+        raise ArchiveError(404, f"There is no such message in {mailing_list.name}.")
+    return {
+        "mailing_list": mailing_list,
+        "email": email,
+        "children": emails.email_children(conn, email.id),
+        "attachments": attachments.email_attachments(conn, email.id),
+    }
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
-_templates.filters.update(
-    page_date=page_date, iso_date=iso_date, obfuscate=obfuscate, month_name=month_name, plural=plural
-)
-
-
-def render_page(template: str, **context) -> str:
-    return _templates.get_template(template).render(**context)
-
-
-class WebDoor(ArchiveEndpoint):
-    """A door under one web prefix (pages, feeds, sources, exports, pipermail links): its errors,
-    405s and 503s are HTML pages with a way back."""
-
-    unavailable = "The archive is unavailable; try again later."
-
-    def __init__(self, web_prefix: str) -> None:
-        self.web_prefix = web_prefix
-
-    def not_allowed(self, method: str) -> str:
-        return f"{method} is not allowed here."
-
-    def links(self, request: Request) -> PageLinks:
-        return page_links(request, self.web_prefix)
-
-    def render_error(self, request: Request, error: ArchiveError) -> Response:
-        return error_page(request, self.web_prefix, error, self.allow)
+# -- the doors -----------------------------------------------------------------------------------
 
 
 class WebPage(WebDoor):
@@ -179,35 +154,21 @@ class WebPage(WebDoor):
         return render_page(self.template, links=links, **self.rows(conn, *values))
 
 
-def page_links(request: Request, web_prefix: str) -> PageLinks:
-    site = site_url(request)
-    return PageLinks(site + web_prefix, Links(site, web_prefix + "api/", None))
-
-
-def error_page(request: Request, web_prefix: str, error: ArchiveError, allow: str) -> Response:
-    """The HTML page of an ArchiveError (pages and feeds): its title, its text, a way back."""
-    links = page_links(request, web_prefix)
-    body = render_page("page_error.html", title=ERROR_TITLES[error.status], text=error.detail, links=links)
-    extra = {"Allow": allow} if error.status == 405 else {}
-    return Response(body, status_code=error.status, headers={**HEADERS, **extra})
-
-
 def pages(web_prefix: str) -> dict[str, WebPage]:
     """The pages under one web prefix (`/archive/`), by path pattern after it. Registered in this
     order: the month's `{year:int}/{month:int}/` only takes digits, so it never shadows a
     `thread/`, `message/` or `export/` path."""
-    rows = browse_rows
     return {
-        "": WebPage(web_prefix, rows.index_rows, "page_index.html", ()),
-        "list/{address}/": WebPage(web_prefix, rows.list_rows, "page_list.html", ("address",)),
+        "": WebPage(web_prefix, index_rows, "page_index.html", ()),
+        "list/{address}/": WebPage(web_prefix, list_rows, "page_list.html", ("address",)),
         "list/{address}/thread/{thread_id}/": WebPage(
-            web_prefix, rows.thread_rows, "page_thread.html", ("address", "thread_id")
+            web_prefix, thread_rows, "page_thread.html", ("address", "thread_id")
         ),
         "list/{address}/message/{message_id_hash}/": WebPage(
-            web_prefix, rows.message_rows, "page_message.html", ("address", "message_id_hash")
+            web_prefix, message_rows, "page_message.html", ("address", "message_id_hash")
         ),
         "list/{address}/{year:int}/{month:int}/": WebPage(
-            web_prefix, rows.month_rows, "page_month.html", ("address", "year", "month")
+            web_prefix, month_rows, "page_month.html", ("address", "year", "month")
         ),
-        "list/{address}/latest": WebPage(web_prefix, rows.latest_rows, "page_month.html", ("address",)),
+        "list/{address}/latest": WebPage(web_prefix, latest_rows, "page_month.html", ("address",)),
     }

@@ -11,7 +11,7 @@ whose domain is the request's host (or a parent domain of it) wins, else the fir
 Pipermail numbered a list's messages 0, 1, 2, … in the order of the list's mbox, across months
 (Mailman/Archiver/pipermail.py: `sequence` starts at 0 and grows by one per message; HyperArch
 names the page `'%06i.html' % sequence`). A number is known when the list was imported from its
-complete archive with `--pipermail-numbers` (store/sources.py); otherwise the link answers 404,
+complete archive with `--pipermail-numbers` (store/pipermail_numbers.py); otherwise the link answers 404,
 with a link to the month. HyperKitty answers the `.txt.gz` with 500 "Not implemented yet" and
 has no message links (its draft counted from 1: wrong)."""
 
@@ -23,11 +23,11 @@ import re
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from sathub.archive.api.links import quote_path
+from sathub.archive.access import PRIVATE_PAGE, readable
 from sathub.archive.edge import ArchiveError
-from sathub.archive.pages.browse import HEADERS, WebDoor, list_page_url, message_page_url, page_links, render_page
-from sathub.archive.store import sources
-from sathub.archive.tables import PRIVATE
+from sathub.archive.links import list_page_url, message_page_url, quote_path
+from sathub.archive.store import lists, pipermail_numbers
+from sathub.archive.web_door import HEADERS, WebDoor, page_links, render_page
 from sathub.db.dialect import MAX_INTEGER
 from sathub.db.engines import Connection
 from sathub.web import in_thread, site_url
@@ -47,26 +47,23 @@ def month_of(period: str) -> tuple[int, int]:
     return int(found.group(1)), month
 
 
-def find_list(conn: Connection, list_name: str, host: str):
+def pipermail_list(conn: Connection, list_name: str, host: str):
     """The list of Mailman 2 name `list_name` (see the module's docstring), else 404; private: 403."""
-    found = sources.lists_by_local_part(conn, list_name) if "@" not in list_name and "\x00" not in list_name else []
+    found = lists.lists_by_local_part(conn, list_name) if "@" not in list_name and "\x00" not in list_name else []
     if not found:
         raise ArchiveError(404, f"There is no list {list_name} in this archive.")
     host = host.split(":")[0].lower()
     by_host = [row for row in found if host == (domain := row.name.split("@", 1)[1]) or host.endswith("." + domain)]
-    chosen = (by_host or found)[0]
-    if chosen.archive_policy == PRIVATE:
-        raise ArchiveError(403, f"The archive of {chosen.name} is private.")
-    return chosen
+    return readable((by_host or found)[0], private=PRIVATE_PAGE)
 
 
 def _numbered(conn: Connection, list_name: str, host: str, number: int) -> tuple[str, str | None]:
-    mailing_list = find_list(conn, list_name, host)
-    return mailing_list.name, sources.numbered_message(conn, mailing_list.id, number)
+    mailing_list = pipermail_list(conn, list_name, host)
+    return mailing_list.name, pipermail_numbers.numbered_message(conn, mailing_list.id, number)
 
 
 def _address(conn: Connection, list_name: str, host: str) -> str:
-    return find_list(conn, list_name, host).name
+    return pipermail_list(conn, list_name, host).name
 
 
 class Pipermail(WebDoor):

@@ -6,7 +6,7 @@ in: `us-ascii` when they are all ASCII, else `utf-8` when they are valid UTF-8, 
 charset the message declares that Python knows, else `iso-8859-1` (every byte is a character of
 it, so a reader sees every byte). With `?download=1`: `message/rfc822` and a file `<hash>.eml`,
 for a mail program. Mail archived before sources were kept is rebuilt from the stored fields
-(export/rebuild.py). The bytes are the sender's: the download headers of attachments.py (a
+(mail/rebuild.py). The bytes are the sender's: the download headers of attachments.py (a
 sandbox CSP and nosniff) keep a browser from running them. Errors are the archive's HTML pages;
 a private list's messages are 403."""
 
@@ -18,12 +18,12 @@ import re
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sathub.archive.access import HASH, visible_list
+from sathub.archive.access import HASH, visible_list_page
 from sathub.archive.edge import ArchiveError
-from sathub.archive.export.mbox import source_of
+from sathub.archive.mail.kept_source import source_of
 from sathub.archive.pages.attachments import UNTRUSTED
-from sathub.archive.pages.browse import WebDoor
-from sathub.archive.store import sources
+from sathub.archive.store import attachments, email_sources
+from sathub.archive.web_door import WebDoor
 from sathub.db.engines import Connection
 from sathub.web import in_thread
 
@@ -50,14 +50,14 @@ def text_charset(data: bytes) -> str:
 
 
 def _source(conn: Connection, address: str, message_id_hash: str) -> bytes:
-    mailing_list = visible_list(
-        conn, address, f"There is no list {address} in this archive.", "The archive of {name} is private."
-    )
-    row = sources.email_source(conn, mailing_list.id, message_id_hash) if HASH.fullmatch(message_id_hash) else None
+    mailing_list = visible_list_page(conn, address)
+    row = None
+    if HASH.fullmatch(message_id_hash):
+        row = email_sources.email_source(conn, mailing_list.id, message_id_hash)
     if row is None:
         raise ArchiveError(404, f"There is no such message in {mailing_list.name}.")
-    attachments = [] if row.data is not None else sources.email_attachments(conn, [row.id])[row.id]
-    return source_of(row, attachments)
+    rebuilt = [] if row.data is not None else attachments.attachments_to_rebuild(conn, [row.id])[row.id]
+    return source_of(row, rebuilt)
 
 
 class RawSource(WebDoor):

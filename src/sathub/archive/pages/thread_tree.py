@@ -16,7 +16,7 @@ MAX_DEPTH = 6
 
 @dataclass
 class Node:
-    email: Any  # a row of browse_reads.thread_messages
+    email: Any  # a row of store/emails.thread_emails (with its text)
     depth: int  # as shown: 0 for the root, at most MAX_DEPTH
     replies: list[Node] = field(default_factory=list)
     # Set when the email is shown beside (not under) its parent, or its parent is not in the page.

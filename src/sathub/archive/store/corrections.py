@@ -43,7 +43,7 @@ def correct_stored(
 ) -> tuple[int, list[int]]:
     """Rewrite the emails stored up to `last_id` (and not `settled`) whose derived values differ
     from the first copy of their message in `batch`. Returns (how many were corrected, the ids
-    met). The caller recomputes the list's threads (store.threads.rethread_list) when any was,
+    met). The caller recomputes the list's threads (store.rethreading.rethread_list) when any was,
     since dates and parent references may have changed."""
     by_hash: dict[str, ParsedEmail] = {}
     for email in batch:

@@ -1,12 +1,17 @@
-"""The SQL of list settings: lists created when Mailman first archives into them, and their
-name, description and archive policy kept as Mailman core has them (`archive lists sync`)."""
+"""The SQL of lists: one list by address or by Mailman 2 name, the public lists (the API's listing
+and the index page's, with totals), and their settings: lists created when Mailman first
+archives into them, their name, description and archive policy kept as Mailman core has them
+(`archive lists sync`)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
-from sathub.archive.tables import mailing_lists
+from sathub.archive.store.listing import COUNT, Listing, Page
+from sathub.archive.tables import PRIVATE, mailing_lists, threads
 from sathub.db.dialect import insert_ignoring_conflicts
 
 # The columns Mailman's settings fill (mailman/list_settings.py reads them from its REST API).
@@ -18,6 +23,15 @@ _FIND = sa.select(mailing_lists).where(mailing_lists.c.name == sa.bindparam("nam
 def find_list(conn: Connection, name: str) -> Row | None:
     """The list of posting address `name` (any case: addresses are stored lowercase), every column."""
     return conn.execute(_FIND, {"name": name.lower()}).first()
+
+
+def lists_by_local_part(conn: Connection, local_part: str) -> Sequence[Row]:
+    """The lists whose posting address is `<local_part>@…` (a Mailman 2 list name), by name."""
+    return conn.execute(
+        sa.select(mailing_lists.c.id, mailing_lists.c.name, mailing_lists.c.archive_policy)
+        .where(mailing_lists.c.name.startswith(local_part.lower() + "@", autoescape=True))
+        .order_by(mailing_lists.c.name)
+    ).all()
 
 
 def list_names(conn: Connection) -> list[str]:
@@ -35,3 +49,46 @@ def update_list(conn: Connection, list_id: int, values: dict) -> None:
     """Set some of SETTING_COLUMNS of one list."""
     if values:
         conn.execute(mailing_lists.update().where(mailing_lists.c.id == list_id).values(**values))
+
+
+# The public lists ------------------------------------------------------------------------------
+
+_PUBLIC_LISTS = Listing(sa.select(mailing_lists), (mailing_lists.c.archive_policy != PRIVATE,), (mailing_lists.c.name,))
+_COUNT_PUBLIC_LISTS = sa.select(COUNT).select_from(mailing_lists).where(mailing_lists.c.archive_policy != PRIVATE)
+# Totals from `threads.emails_count`: summing a list's threads reads one row per thread, not one
+# per email.
+_LIST_TOTALS = (
+    sa.select(
+        threads.c.list_id,
+        sa.func.sum(threads.c.emails_count).label("emails_count"),
+        sa.func.max(threads.c.date_active).label("last_active"),
+    )
+    .group_by(threads.c.list_id)
+    .subquery("totals")
+)
+_PUBLIC_LISTS_WITH_TOTALS = (
+    sa.select(
+        mailing_lists.c.name,
+        mailing_lists.c.display_name,
+        mailing_lists.c.description,
+        sa.func.coalesce(_LIST_TOTALS.c.emails_count, 0).label("emails_count"),
+        _LIST_TOTALS.c.last_active,
+    )
+    .select_from(mailing_lists.outerjoin(_LIST_TOTALS, _LIST_TOTALS.c.list_id == mailing_lists.c.id))
+    .where(mailing_lists.c.archive_policy != PRIVATE)
+    .order_by(mailing_lists.c.name)
+)
+
+
+def public_lists(conn: Connection, page: Page | None) -> Sequence[Row]:
+    return _PUBLIC_LISTS.all(conn, page)
+
+
+def count_public_lists(conn: Connection) -> int:
+    return conn.execute(_COUNT_PUBLIC_LISTS).scalar_one()
+
+
+def public_lists_with_totals(conn: Connection) -> Sequence[Row]:
+    """Every list but the private ones, by name: name, display_name, description, emails_count
+    (0 without mail), last_active (the newest thread activity; None without mail)."""
+    return conn.execute(_PUBLIC_LISTS_WITH_TOTALS).all()

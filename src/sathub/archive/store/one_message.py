@@ -15,8 +15,8 @@ from sqlalchemy.engine import Connection, Row
 
 from sathub.archive.mail.ids import message_id_hash
 from sathub.archive.mail.message import ParsedEmail
-from sathub.archive.store.sources import insert_sources
-from sathub.archive.store.threads import rethread_one
+from sathub.archive.store.email_sources import insert_sources
+from sathub.archive.store.rethreading import rethread_one
 from sathub.archive.store.writes import attachment_rows, email_row, sender_ids
 from sathub.archive.tables import NEVER, attachments, emails, mailing_lists, senders, threads
 from sathub.db.dialect import new_id

@@ -1,14 +1,20 @@
-"""SQLite's statements of a search (archive/store/search.py builds the match expression and calls
-`statement`): FTS5 finds, windows and counts; `emails` is read for the window's dates, `m:`, and
-by date. The list asked for and the private lists left out are facets of the match (migration
-0015), so without other predicates (`m:`) FTS5 alone finds, windows and counts."""
+"""SQLite's statements of a search (archive/store/search.py hands it the tree's parts): the FTS5
+table `email_search` matches (`MATCH`) and ranks (`bm25`). The list asked for and the private lists
+left out are facets of the match (migration 0015: archive/search/facets.py), so without other
+predicates (`m:`) FTS5 alone finds, windows and counts; `emails` is read for the window's dates,
+`m:`, and by date. A tree without words to find (dates and lists alone, which the index finds but
+cannot rank) reads and tests the emails instead."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
+from sathub.archive.search import facets
+from sathub.archive.search.expressions import facets_expression, fts_expression, has_words
+from sathub.archive.search.query import And, Node
 from sathub.archive.store.listing import COUNT
-from sathub.archive.tables import emails
+from sathub.archive.tables import PRIVATE, emails, mailing_lists
 
 # The index of migrations 0010 and 0015, named here only (not part of tables.metadata: the
 # migrations and their triggers own it, and nothing but them writes it).
@@ -22,25 +28,90 @@ NO_TOTAL = sa.null().label("total")
 # matches (their ids read once) beats reading and sorting every match's date. Each match joined
 # costs ~0.4 µs; the walk reads about (offset + limit) x emails / matches entries.
 WALK_FROM = 1_000
+_LISTS = sa.select(mailing_lists.c.id, mailing_lists.c.name, mailing_lists.c.archive_policy)
+_PUBLIC = sa.and_(
+    mailing_lists.c.id == emails.c.list_id,
+    mailing_lists.c.archive_policy != PRIVATE,
+)
 
 
-def match(expression: str) -> sa.ColumnElement:
+def lists(conn: Connection) -> tuple[tuple[int, str, str], ...]:
+    """(id, name, archive policy) of every list: FTS5 asks for lists by their facets."""
+    return tuple(tuple(row) for row in conn.execute(_LISTS))
+
+
+class SqliteSearch:
+    """What archive/store/search.py asks of a backend, for SQLite: the columns of the rows a search
+    reads (the emails'), the tree's parts as FTS5 expressions, and the statements. `lists` (id,
+    name, policy): the facets of the lists."""
+
+    def __init__(self, lists: tuple[tuple[int, str, str], ...]) -> None:
+        self.id: sa.ColumnElement = emails.c.id
+        self.date: sa.ColumnElement = emails.c.date
+        self.list_id: sa.ColumnElement = emails.c.list_id
+        self.list_ids = {name: list_id for list_id, name, _ in lists}
+        self.private_ids = [list_id for list_id, _, policy in lists if policy == PRIVATE]
+
+    def express(self, node: Node) -> str | None:
+        return fts_expression(node, self.list_ids)
+
+    def matching(self, expression: str) -> sa.Select:
+        return _matching(expression)
+
+    def message_id(self, value: str) -> sa.ColumnElement:
+        return emails.c.message_id == sa.literal(value)
+
+    def ranks(self, text: list[Node]) -> bool:
+        """Whether the index finds and ranks `text`: words outside a NOT (dates and lists alone are
+        facets, which it finds but cannot rank)."""
+        return any(has_words(item) for item in text)
+
+    def walk_from(self) -> int | None:
+        return WALK_FROM
+
+    def statement(
+        self,
+        text: list[Node],
+        negated: list[Node],
+        predicates: list[sa.ColumnElement],
+        list_id: int | None,
+        sort: str,
+        *,
+        walk: bool,
+        window: int,
+    ) -> tuple[sa.Select, sa.Select]:
+        """(the ids and scores in order, the count) of the emails of public lists that FTS5 finds
+        for `text` without `negated` and that satisfy `predicates` (_indexed); without `text`, of
+        the emails that satisfy `predicates` (_unindexed)."""
+        if not text:
+            return _unindexed(predicates, list_id, sort)
+        items = text + negated
+        expression = str(self.express(items[0] if len(items) == 1 else And(tuple(items))))
+        if list_id is not None:
+            expression = f"{expression} AND {facets_expression([facets.list_word(list_id)])}"
+        if self.private_ids:
+            private = facets_expression([facets.list_word(i) for i in self.private_ids])
+            expression = f"({expression}) NOT {private}"
+        return _indexed(expression, predicates, sort, walk=walk, window=window)
+
+
+def _match(expression: str) -> sa.ColumnElement:
     return _FTS_NAME.op("MATCH")(sa.literal(expression))
 
 
-def matching(expression: str) -> sa.Select:
+def _matching(expression: str) -> sa.Select:
     """The ids of the emails the match expression finds."""
-    return sa.select(_FTS.c.rowid).where(match(expression))
+    return sa.select(_FTS.c.rowid).where(_match(expression))
 
 
-def statement(
+def _indexed(
     expression: str, predicates: list[sa.ColumnElement], sort: str, *, walk: bool, window: int
 ) -> tuple[sa.Select, sa.Select]:
     """(the ids and scores in order, the count) of what the FTS5 `expression` and `predicates`
     find: by relevance the `window` latest ranked, by arrival, or by date either every match's
     date read and sorted, or with `walk` (when they are many: WALK_FROM) the index of dates walked
     newest (oldest) first, each email tested against the matches until the page is full."""
-    where = [match(expression), *predicates]
+    where = [_match(expression), *predicates]
     source = _FTS.join(emails, emails.c.id == _FTS.c.rowid) if predicates else _FTS
     count = sa.select(COUNT).select_from(source).where(*where)
     if sort == "relevance":
@@ -64,13 +135,33 @@ def statement(
     if sort == "arrival":  # what follows the relevance window: the other matches, latest first
         ids = sa.select(_FTS.c.rowid.label("id"), sa.null().label("score"), NO_TOTAL).select_from(source)
         return ids.where(*where).order_by(_FTS.c.rowid.desc()), count
-    order = (emails.c.date, emails.c.id) if sort == "date-asc" else (emails.c.date.desc(), emails.c.id.desc())
+    order = _by_date(sort)
     if walk:  # `+ 0`: the index of dates is walked, the matches looked up, not the other way
         walked = sa.select(emails.c.id.label("id"), sa.null().label("score"), NO_TOTAL).select_from(emails)
-        return walked.where((emails.c.id + 0).in_(matching(expression)), *predicates).order_by(*order), count
+        return walked.where((emails.c.id + 0).in_(_matching(expression)), *predicates).order_by(*order), count
     dated = _FTS.join(emails, emails.c.id == _FTS.c.rowid)
     ids = sa.select(emails.c.id.label("id"), sa.null().label("score"), NO_TOTAL).select_from(dated)
     return ids.where(*where).order_by(*order), count
+
+
+def _unindexed(predicates: list[sa.ColumnElement], list_id: int | None, sort: str) -> tuple[sa.Select, sa.Select]:
+    """(the ids in order, the count) of the emails of public lists that satisfy `predicates`: the
+    emails are read, and tested."""
+    where = list(predicates)
+    if list_id is not None:
+        where.append(emails.c.list_id == list_id)
+    where.append(_PUBLIC)
+    source = emails.join(mailing_lists, mailing_lists.c.id == emails.c.list_id)
+    count = sa.select(COUNT).select_from(source).where(*where)
+    order = (emails.c.id.desc(),) if sort == "arrival" else _by_date(sort)
+    ids = sa.select(emails.c.id.label("id"), sa.null().label("score"), NO_TOTAL).select_from(source).where(*where)
+    return ids.order_by(*order), count
+
+
+def _by_date(sort: str) -> tuple:
+    if sort == "date-asc":
+        return emails.c.date, emails.c.id
+    return emails.c.date.desc(), emails.c.id.desc()
 
 
 def _all_in(window: int) -> sa.ColumnElement:

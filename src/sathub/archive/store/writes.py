@@ -1,6 +1,6 @@
 """The SQL of the import: lists, senders, emails and attachments written, statistics refreshed.
 
-Threads are rewritten by threads.py as each batch arrives; the dialect-dependent inserts are in
+Threads are rewritten by rethreading.py as each batch arrives; the dialect-dependent inserts are in
 dialect.py."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from sqlalchemy.engine import Connection, Engine
 
 from sathub.archive.mail.ids import default_mailman_id
 from sathub.archive.mail.message import ParsedEmail
-from sathub.archive.store.sources import fill_missing_sources, insert_sources
-from sathub.archive.store.threads import Place, rethread
+from sathub.archive.store.email_sources import fill_missing_sources, insert_sources
+from sathub.archive.store.rethreading import Place, rethread
 from sathub.archive.tables import attachments, emails, senders
 from sathub.db.dialect import allocate_ids, as_given, insert_given, insert_ignoring_conflicts
 

@@ -1,5 +1,5 @@
 """Interface A: every report stored, and every change of a satellite's current status cell, kept
-as numbered events for GET /api/v2/stream (status/push/), written by triggers on reports.
+as numbered events for GET /api/v2/stream (status/stream/), written by triggers on reports.
 
 Why triggers: every door that writes a report (the API, submit.php, `status import-legacy`, a
 manual statement) records its events in its own transaction, with no door to forget.
@@ -23,7 +23,7 @@ Rows:
 - kind 'cell': the satellite's current status cell (its newest two-hour block with reports)
   moved or its counts changed: the block (day, first hour) and the counts of the four report
   values after, and before (before_*, from report_event_cells). Whether the status the page shows
-  changed is the grid's rule (status/pages/grid.py block_state), applied by the reader: the rule
+  changed is the grid's rule (status/grid.py block_state), applied by the reader: the rule
   stays in one place, in Python.
 - Deleting reports records nothing (reports are deleted only by maintenance, never by a door).
 

@@ -146,7 +146,7 @@ def upgrade() -> None:
 
 def _fill(statement: str, doing: str = "migration 0010: indexing emails for search") -> None:
     """Index the emails already stored, BATCH ids at a time, saying how far it is when it is long
-    (`doing`, the progress line's words; migration 0013 fills its copy of the index with this too)."""
+    (`doing`, the progress line's words)."""
     conn = op.get_bind()
     last = conn.execute(sa.text("SELECT max(id) FROM emails")).scalar() or 0
     shown = last > 10 * BATCH

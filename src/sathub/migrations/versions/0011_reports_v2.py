@@ -1,6 +1,6 @@
 """Interface A, /api/v2/reports: an index in the walk's order, (day, hour, period, lower(name),
 upper(callsign)), the slot's columns with time first. A page of the walk starts after the last
-slot of the page before (store/v2_reads.py); with this index it is one range of one index
+slot of the page before (status/store/report_walk.py); with this index it is one range of one index
 however deep, where reports_time (day, hour, period, id) would sort each quarter-hour's reports
 by slot first and reports_slot (name first) could not serve a walk across satellites.
 

@@ -10,14 +10,16 @@ are remade from their own SQL as stored in sqlite_master (the events' with the o
 cell swapped), so neither is written twice. Their order matters for nothing else: the events read
 no data revision, the tally no event.
 
+The query of the cell that 0009 wrote into its triggers is made here by a frozen copy of 0009's
+helpers (COUNTED): this migration imports no other, so editing 0009 cannot change what it does;
+if the stored triggers no longer hold that query, the migration stops rather than guess.
+
 PostgreSQL: nothing (its statement triggers fire by name, reports_tally_* before
 reports_zz_events_*, and count from report_hours since 0009).
 
 Revision ID: 0012
 Revises: 0011
 """
-
-import importlib
 
 from alembic import op
 
@@ -26,10 +28,41 @@ down_revision = "0011"
 branch_labels = None
 depends_on = None
 
-# 0009's names and SQL, defined once there (a module whose name starts with a digit: imported by name).
-events = importlib.import_module("sathub.migrations.versions.0009_report_events")
 STORED = "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'reports' AND name GLOB ?"
-COUNTED = events._newest_cell("NEW.name", events.SQLITE_WRITTEN)  # 0009's: the block's reports
+
+# 0009's names and SQL as 0009 wrote them into its triggers, copied (frozen): what it made and
+# what this migration replaces stay the same whatever becomes of 0009's file.
+COUNTS = ("heard", "telemetry", "not_heard", "crew")
+VALUES = ("Heard", "Telemetry Only", "Not Heard", "Crew Active")
+SQLITE_WRITTEN = "SELECT NEW.day AS day, (NEW.hour / 2) * 2 AS hour"
+
+
+def _counted_cell(name: str, written: str) -> str:
+    """0009's _newest_cell: the current cell of the satellite named `name` (as stored) after a
+    write, with the count of each report value in it, counted from the block's reports."""
+    sums = ", ".join(
+        f"sum(CASE WHEN r.report = '{value}' THEN 1 ELSE 0 END) AS {count}"
+        for value, count in zip(VALUES, COUNTS, strict=True)
+    )
+    return (
+        f"SELECT b.day, b.hour, {sums} FROM ({_newest_block(name, written)}) b "
+        f"JOIN reports r ON lower(r.name) = lower({name}) AND r.name = {name} "
+        f"AND r.day = b.day AND r.hour IN (b.hour, b.hour + 1) GROUP BY b.day, b.hour"
+    )
+
+
+def _newest_block(name: str, written: str) -> str:
+    """0009's newest_block: the (day, hour) of the current cell, the newest of its three
+    candidates (the block written, the cell recorded, else the block of the latest report)."""
+    recorded = f"SELECT day, hour FROM report_event_cells WHERE name = {name}"
+    latest = (
+        f"SELECT latest_day, (latest_hour / 2) * 2 FROM report_totals WHERE name_key = lower({name}) "
+        f"AND NOT EXISTS ({recorded})"
+    )
+    return (
+        f"SELECT day, hour FROM ({written} UNION ALL {recorded} UNION ALL {latest}) candidates "
+        "ORDER BY day DESC, hour DESC LIMIT 1"
+    )
 
 
 def _tallied_cell(name: str, written: str) -> str:
@@ -38,16 +71,17 @@ def _tallied_cell(name: str, written: str) -> str:
     block's reports; no row when the cell holds no report, as 0009's count gave none."""
     sums = ", ".join(
         f"sum(CASE WHEN t.report = '{value}' THEN t.report_count ELSE 0 END) AS {count}"
-        for value, count in zip(events.VALUES, events.COUNTS, strict=True)
+        for value, count in zip(VALUES, COUNTS, strict=True)
     )
     return (
-        f"SELECT b.day, b.hour, {sums} FROM ({events.newest_block(name, written)}) b "
+        f"SELECT b.day, b.hour, {sums} FROM ({_newest_block(name, written)}) b "
         f"JOIN report_hours t ON t.day = b.day AND t.hour IN (b.hour, b.hour + 1) AND t.name = {name} "
         f"GROUP BY b.day, b.hour HAVING sum(t.report_count) > 0"
     )
 
 
-TALLIED = _tallied_cell("NEW.name", events.SQLITE_WRITTEN)
+COUNTED = _counted_cell("NEW.name", SQLITE_WRITTEN)  # 0009's: the block's reports
+TALLIED = _tallied_cell("NEW.name", SQLITE_WRITTEN)
 
 
 def upgrade() -> None:

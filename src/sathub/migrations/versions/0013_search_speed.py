@@ -33,8 +33,9 @@ Revision ID: 0013
 Revises: 0012
 """
 
-import importlib
+import sys
 
+import sqlalchemy as sa
 from alembic import op
 
 revision = "0013"
@@ -42,8 +43,24 @@ down_revision = "0012"
 branch_labels = None
 depends_on = None
 
-# 0010's SQL and its batched fill with a progress line, defined once there.
-search = importlib.import_module("sathub.migrations.versions.0010_archive_search")
+# 0010's SQL that this migration reads or puts back, copied (frozen): what it does stays the same
+# whatever becomes of 0010's file.
+BODY_LIMIT = 250_000  # characters of a body indexed, as 0010's search_document has it
+BATCH = 5_000  # emails copied a statement
+TEXT_COLUMNS = "subject, content, sender_name, sender_address"
+OLD_INDEX_EMAILS = """CREATE FUNCTION index_emails(ids integer[]) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO email_search (email_id, document)
+    SELECT e.id, search_document(e.subject, e.content, e.sender_name || ' ' || e.sender_address,
+        coalesce((SELECT string_agg(a.name, ' ' ORDER BY a.counter) FROM attachments a WHERE a.email_id = e.id), ''))
+    FROM emails e WHERE e.id = ANY(ids)
+    ON CONFLICT (email_id) DO UPDATE SET document = excluded.document
+    $$"""
+OLD_UPDATED = (
+    f"CREATE TRIGGER emails_search_update AFTER UPDATE OF {TEXT_COLUMNS} ON emails FOR EACH ROW "
+    "WHEN (OLD.subject IS DISTINCT FROM NEW.subject OR OLD.content IS DISTINCT FROM NEW.content "
+    "OR OLD.sender_name IS DISTINCT FROM NEW.sender_name OR OLD.sender_address IS DISTINCT FROM NEW.sender_address) "
+    "EXECUTE FUNCTION emails_search_updated()"
+)
 
 # One field of an email as 0010's search_document makes it: its words, with the field's weight.
 SEARCH_FIELD = """CREATE FUNCTION search_field(value text, weight "char") RETURNS tsvector
@@ -51,7 +68,7 @@ SEARCH_FIELD = """CREATE FUNCTION search_field(value text, weight "char") RETURN
     SELECT setweight(to_tsvector('simple', search_words(value)), weight)
     $$"""
 SUBJECT = "search_field(e.subject, 'A')"
-BODY = f"search_field(left(e.content, {search.BODY_LIMIT}), 'B')"
+BODY = f"search_field(left(e.content, {BODY_LIMIT}), 'B')"
 SENDER_AND_FILES = (
     "search_field(e.sender_name || ' ' || e.sender_address, 'C') || search_field(coalesce((SELECT "
     "string_agg(a.name, ' ' ORDER BY a.counter) FROM attachments a WHERE a.email_id = e.id), ''), 'D')"
@@ -68,14 +85,12 @@ INDEX_EMAILS = f"""CREATE OR REPLACE FUNCTION index_emails(ids integer[]) RETURN
         heading = excluded.heading, document = excluded.document
     $$"""
 UPDATED = (
-    f"CREATE TRIGGER emails_search_update AFTER UPDATE OF {search.TEXT_COLUMNS}, list_id, date ON emails "
+    f"CREATE TRIGGER emails_search_update AFTER UPDATE OF {TEXT_COLUMNS}, list_id, date ON emails "
     "FOR EACH ROW WHEN (OLD.subject IS DISTINCT FROM NEW.subject OR OLD.content IS DISTINCT FROM NEW.content "
     "OR OLD.sender_name IS DISTINCT FROM NEW.sender_name OR OLD.sender_address IS DISTINCT FROM NEW.sender_address "
     "OR OLD.list_id IS DISTINCT FROM NEW.list_id OR OLD.date IS DISTINCT FROM NEW.date) "
     "EXECUTE FUNCTION emails_search_updated()"
 )
-OLD_INDEX_EMAILS = next(f for f in search.POSTGRESQL_FUNCTIONS if "FUNCTION index_emails" in f)
-OLD_UPDATED = next(t for t in search.POSTGRESQL_TRIGGERS if "TRIGGER emails_search_update " in t)
 # New entries wait in a GIN index's pending list, which every search reads through, until it is
 # merged into the index: by a vacuum (the corpus's server runs no autovacuum) or when it outgrows
 # this limit (4 MB by default: 0.7 ms of a rare word's 2 ms in the server, 246 pages after the
@@ -104,7 +119,7 @@ def upgrade() -> None:
     op.execute(INDEX_EMAILS)
     op.execute("DROP TRIGGER emails_search_update ON emails")
     op.execute(UPDATED)
-    search._fill(COPY, "migration 0013: copying the search index with lists and dates")
+    _fill(COPY, "migration 0013: copying the search index with lists and dates")
     op.execute("DROP TABLE email_search_0010")  # and its key, foreign key and index, whose names return
     op.execute(
         "ALTER TABLE email_search ADD CONSTRAINT email_search_pkey PRIMARY KEY (email_id), "
@@ -113,6 +128,22 @@ def upgrade() -> None:
     for name, column in (("email_search_document", "document"), ("email_search_heading", "heading")):
         op.execute(f"CREATE INDEX {name} ON email_search USING gin ({column}) WITH ({PENDING})")
     op.execute("ANALYZE email_search")
+
+
+def _fill(statement: str, doing: str) -> None:
+    """Run `statement` over the emails' ids, BATCH at a time, saying how far it is when it is long
+    (`doing`, the progress line's words): 0010's _fill, copied."""
+    conn = op.get_bind()
+    last = conn.execute(sa.text("SELECT max(id) FROM emails")).scalar() or 0
+    shown = last > 10 * BATCH
+    for first in range(0, last, BATCH):
+        conn.execute(sa.text(statement.format(first, first + BATCH)))
+        if shown:
+            done = min(first + BATCH, last)
+            sys.stderr.write(f"\r{doing}: {done * 100 // last:3d} % ({done}/{last})")
+            sys.stderr.flush()
+    if shown:
+        sys.stderr.write("\n")
 
 
 def downgrade() -> None:

@@ -33,8 +33,6 @@ Revision ID: 0014
 Revises: 0013
 """
 
-import importlib
-
 from alembic import op
 
 revision = "0014"
@@ -42,7 +40,27 @@ down_revision = "0013"
 branch_labels = None
 depends_on = None
 
-previous = importlib.import_module("sathub.migrations.versions.0013_search_speed")
+# 0013's SQL that this migration builds on or puts back, copied (frozen): what it does stays the
+# same whatever becomes of 0013's file.
+PREVIOUS_PENDING = "gin_pending_list_limit = 256"
+PREVIOUS_SEARCH_FIELD = """CREATE FUNCTION search_field(value text, weight "char") RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT setweight(to_tsvector('simple', search_words(value)), weight)
+    $$"""
+_SUBJECT = "search_field(e.subject, 'A')"
+_BODY = "search_field(left(e.content, 250000), 'B')"
+_SENDER_AND_FILES = (
+    "search_field(e.sender_name || ' ' || e.sender_address, 'C') || search_field(coalesce((SELECT "
+    "string_agg(a.name, ' ' ORDER BY a.counter) FROM attachments a WHERE a.email_id = e.id), ''), 'D')"
+)
+PREVIOUS_INDEX_EMAILS = f"""CREATE OR REPLACE FUNCTION index_emails(ids integer[]) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO email_search (email_id, list_id, date, heading, document)
+    SELECT e.id, e.list_id, e.date, f.subject || f.others, f.subject || f.body || f.others
+    FROM emails e, LATERAL (SELECT {_SUBJECT} AS subject, {_BODY} AS body, {_SENDER_AND_FILES} AS others OFFSET 0) f
+    WHERE e.id = ANY(ids)
+    ON CONFLICT (email_id) DO UPDATE SET list_id = excluded.list_id, date = excluded.date,
+        heading = excluded.heading, document = excluded.document
+    $$"""
 
 INDEXES = ("email_search_document", "email_search_heading")
 BATCH = 100  # emails: from this many, a call merges the pending lists itself
@@ -57,9 +75,9 @@ SEARCH_FIELD = rf"""CREATE OR REPLACE FUNCTION search_field(value text, weight "
     SELECT setweight(to_tsvector('simple', CASE WHEN value ~ '^[\x01-\x7f]*$'
         THEN {ASCII_WORDS} ELSE search_words(value) END), weight)
     $$"""
-INSERT = previous.INDEX_EMAILS.split("$$")[1].strip()
+INSERT = PREVIOUS_INDEX_EMAILS.split("$$")[1].strip()
 INDEX_EMAILS = f"""CREATE OR REPLACE FUNCTION index_emails(ids integer[]) RETURNS void LANGUAGE plpgsql
-    SECURITY DEFINER SET search_path FROM CURRENT SET {previous.PENDING} AS $$
+    SECURITY DEFINER SET search_path FROM CURRENT SET {PREVIOUS_PENDING} AS $$
     BEGIN
     IF cardinality(ids) >= {BATCH} THEN
         PERFORM set_config('gin_pending_list_limit', '{LIMIT}', true);
@@ -84,6 +102,6 @@ def downgrade() -> None:
     if op.get_bind().dialect.name != "postgresql":
         return
     for index in INDEXES:
-        op.execute(f"ALTER INDEX {index} SET ({previous.PENDING})")
-    op.execute(previous.INDEX_EMAILS)
-    op.execute(previous.SEARCH_FIELD.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))
+        op.execute(f"ALTER INDEX {index} SET ({PREVIOUS_PENDING})")
+    op.execute(PREVIOUS_INDEX_EMAILS)
+    op.execute(PREVIOUS_SEARCH_FIELD.replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1))

@@ -10,7 +10,7 @@ email stored costs one more B-tree entry, a few microseconds beside its tsvector
 Sorting by date must not walk it: the statement counts every match (a window count) before its
 first row, so a walk newest first tests every email. The planner took that walk for a rare word
 (34 ms against 0.6 on the corpus) until the statement sorted by an expression of the date
-(store/search.py, `_SAME_TIME`).
+(store/search_pg.py, `_SAME_TIME`).
 
 SQLite: nothing (its dates are facets of the FTS5 index since 0015).
 

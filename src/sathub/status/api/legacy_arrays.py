@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from sathub.status import rules, times
-from sathub.status.api import query
+from sathub.status.api import php_query
 from sathub.status.api.php_json import php_compact_json
 from sathub.status.api.responses import endpoint, legacy_array
 from sathub.status.cache import answers_of
@@ -31,7 +31,7 @@ async def satellites(request: Request) -> Response:
     return legacy_array(await answers.get(("satellites",), answers.revision(), render))
 
 
-def sat_info_hours(raw: query.PhpValue | None) -> int:
+def sat_info_hours(raw: php_query.PhpValue | None) -> int:
     """Default 72; a numeric value is truncated and clamped to 1..96; anything else is 72."""
     value = rules.php_int(raw) if isinstance(raw, str) else None
     return 72 if value is None else rules.clamp(value, 1, 96)
@@ -39,10 +39,10 @@ def sat_info_hours(raw: query.PhpValue | None) -> int:
 
 @endpoint("GET")
 async def sat_info(request: Request) -> Response:
-    name = query.text(request, "name")
+    name = php_query.text(request, "name")
     if name is None:
         return legacy_array([])  # no database needed, so this works while it is down
-    hours = sat_info_hours(query.raw(request, "hours"))
+    hours = sat_info_hours(php_query.raw(request, "hours"))
     window = times.first_included_hour(times.utc_now() - timedelta(hours=hours))
 
     def render(conn) -> bytes:

@@ -6,7 +6,8 @@ second (times.utc_now reads time to the second, as PHP's time() does). So a 200 
 one second at one revision is the answer to every identical request arriving in that second while
 the revision stands: it is sent again as the same two ASGI messages, before middleware, routing and
 handler, which cost as much as the HTTP server itself (docs/design.md, "Hits are replayed before
-the framework"). The outermost layer of the app (app.SathubApp)."""
+the framework"). Version 1's is the app's second layer, inside /api/v2's (api/v2/replay.py);
+both are outside every middleware (app.SathubApp)."""
 
 from __future__ import annotations
 

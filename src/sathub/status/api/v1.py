@@ -1,10 +1,10 @@
 """The /api/v1 JSON endpoints: catalog, reports (GET, POST), summary, statuses, health, openapi, index.
 
-Handlers parse with the pure rules, ask the store for one query's worth of rows, and serialize."""
+Handlers parse with the pure rules, ask the store for one query's worth of rows, and serialize; a
+POST's work in the shared write transaction is report_writer.py's."""
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
 from importlib import resources
 from urllib.parse import quote
@@ -12,17 +12,14 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from sathub.db.group_commit import hold_writers_lock, transaction_memo
 from sathub.status import csrf, rate_limit, rules, times
-from sathub.status.api import query, report_input
+from sathub.status.api import php_query, report_input, report_writer
 from sathub.status.api.php_json import PrettyFragment, php_pretty_json
 from sathub.status.api.responses import API_VERSION, ApiError, endpoint, envelope
 from sathub.status.api.summary_answer import SummaryAnswer
 from sathub.status.cache import answers_of
-from sathub.status.store import accounts
 from sathub.status.store import catalog as catalog_store
 from sathub.status.store import reports as report_store
-from sathub.status.store import writes as report_writes
 from sathub.web import client_address, in_thread, in_write_batch, settings_of, site_url
 
 OPENAPI = resources.files("sathub.status.api") / "openapi.json"
@@ -74,8 +71,8 @@ def report_read_forms(rows) -> list[dict]:
 
 @endpoint("GET")
 async def catalog(request: Request) -> Response:
-    name = query.text(request, "name")
-    with_stats = query.boolean(request, "include_stats")
+    name = php_query.text(request, "name")
+    with_stats = php_query.boolean(request, "include_stats")
     base = api_base(request)
 
     def render(conn) -> bytes | None:
@@ -117,11 +114,11 @@ async def reports_endpoint(request: Request) -> Response:
 async def search_reports(request: Request) -> Response:
     answers = answers_of(request)
     revision = answers.revision()  # the database comes first in the evaluation order of 4.2
-    hours = query.integer(request, "hours", 72, 1, 720)
-    limit = query.integer(request, "limit", 100, 1, 500)
-    name = query.text(request, "name")
+    hours = php_query.integer(request, "hours", 72, 1, 720)
+    limit = php_query.integer(request, "limit", 100, 1, 500)
+    name = php_query.text(request, "name")
     try:  # checked after the name, whose 404 comes first
-        since, window = window_since(hours, query.text(request, "since"))
+        since, window = window_since(hours, php_query.text(request, "since"))
         grid, report = grid_filter(request), status_filter(request)
         invalid = None
     except ApiError as error:
@@ -136,7 +133,7 @@ async def search_reports(request: Request) -> Response:
         names = tuple(sorted({name, *matches}))  # the database folds case, as in its indexes
     if invalid is not None:
         raise invalid
-    callsign = query.text(request, "callsign")
+    callsign = php_query.text(request, "callsign")
     callsign = rules.ascii_upper(callsign) if callsign else None
 
     def render(conn) -> tuple[int, PrettyFragment]:
@@ -159,7 +156,7 @@ async def search_reports(request: Request) -> Response:
 
 
 def grid_filter(request: Request) -> str | None:
-    if (text := query.text(request, "grid_square")) is None:
+    if (text := php_query.text(request, "grid_square")) is None:
         return None
     if (grid := rules.parse_grid(text)) is None:
         raise ApiError(400, "invalid_grid_square", "Parameter 'grid_square' must be a Maidenhead locator.")
@@ -167,7 +164,7 @@ def grid_filter(request: Request) -> str | None:
 
 
 def status_filter(request: Request) -> str | None:
-    if (text := query.text(request, "status")) is None:
+    if (text := php_query.text(request, "status")) is None:
         return None
     if (report := rules.normalize_report(text)) is None:
         raise ApiError(400, "invalid_status", "Parameter 'status' must be a supported report value.")
@@ -189,7 +186,9 @@ async def create_report(request: Request) -> Response:
         if limit <= 0:
             raise
         fields = refusal
-    accepted, stored = await in_write_batch(request, check_report, fields, client, limit, store=store_reports)
+    accepted, stored = await in_write_batch(
+        request, report_writer.check_report, fields, client, limit, store=report_writer.store_reports
+    )
     link = reports_link(request, accepted.name)
     body = {
         "data": {
@@ -206,60 +205,10 @@ async def create_report(request: Request) -> Response:
     return envelope(request, body, status=201, headers={"Location": link})
 
 
-def check_report(conn, fields: dict | ApiError, client: str, limit: int) -> report_input.Accepted:
-    """The check step of a POST, in the shared write transaction: its client's count first (kept
-    when the POST is then refused, as submit.php counts refused submissions; 0: no limit), then
-    the body (4.3)."""
-    if limit > 0:
-        _count_post(conn, client, limit)
-    if isinstance(fields, ApiError):
-        raise fields
-    return report_input.validate_api(fields, conn, times.utc_now(), resolve=_resolver(conn))
-
-
-def _count_post(conn, client: str, limit: int) -> None:
-    """Count one POST of `client` in its minute, in the database (every process shares the
-    count); 429 beyond `limit`. The writers' lock comes first: submit.php's writes count under it,
-    and a count taken before it could leave two processes on PostgreSQL each waiting for what the
-    other holds (this count's row, that lock)."""
-    hold_writers_lock(conn)
-    verdict = accounts.count_and_judge(conn, client, limit, time.time())
-    if not verdict.allowed:
-        raise ApiError(
-            429,
-            "rate_limited",
-            f"Too many reports from this address: try again in {verdict.retry_after} seconds.",
-            headers={"Retry-After": str(verdict.retry_after)},
-        )
-
-
-def _resolver(conn):
-    """catalog.resolve_api_name, asked once per name in a shared write transaction (the catalog
-    cannot change under it): a burst names a handful of satellites."""
-    memo = transaction_memo()
-    if memo is None:  # not in a shared transaction: nothing to share
-        return catalog_store.resolve_api_name
-    names = memo.setdefault("api_names", {})
-
-    def resolve(conn, name: str) -> str | None:
-        if name not in names:
-            names[name] = catalog_store.resolve_api_name(conn, name)
-        return names[name]
-
-    return resolve
-
-
-def store_reports(
-    conn, accepted: list[report_input.Accepted]
-) -> list[tuple[report_input.Accepted, report_writes.Stored]]:
-    """The reports that arrived together, in one statement (group_commit.py)."""
-    return list(zip(accepted, report_writes.store_submitted(conn, [a.row() for a in accepted]), strict=True))
-
-
 @endpoint("GET")
 async def summary(request: Request) -> Response:
     answers = answers_of(request)
-    hours = query.integer(request, "hours", 24, 1, 720)
+    hours = php_query.integer(request, "hours", 24, 1, 720)
     _, window = window_since(hours)
 
     def changes(probe, previous: SummaryAnswer) -> SummaryAnswer | None:

@@ -13,14 +13,14 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sqlalchemy.engine import Connection, Engine
 from tqdm import tqdm
 
 from sathub import db
-from sathub.status.migrate.rows import SlotWindow, catalog_names, clean_report, column_length
-from sathub.status.migrate.sources import SourceError, open_source
+from sathub.db.engines import Connection, Engine
+from sathub.status.migrate.legacy_sources import SourceError, open_source
+from sathub.status.migrate.rows import SlotWindow, catalog_names, clean_report
 from sathub.status.store import accounts, catalog, writes
-from sathub.status.tables import users
+from sathub.status.tables import column_length, users
 
 __all__ = ["BATCH_SIZE", "ImportSummary", "SourceError", "Tally", "run"]
 

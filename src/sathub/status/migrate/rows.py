@@ -12,18 +12,10 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from datetime import date, datetime
 
-import sqlalchemy as sa
-
 from sathub.status.rules import normalize_report, php_trim
-from sathub.status.tables import reports
+from sathub.status.tables import column_length, reports
 
 REPORT_COLUMNS = ("name", "day", "hour", "period", "callsign", "report", "grid_square")
-
-
-def column_length(column: sa.Column) -> int:
-    """The n of a column declared sa.String(n) in tables.py: a longer value cannot be stored."""
-    assert isinstance(column.type, sa.String) and column.type.length is not None, column
-    return column.type.length
 
 
 MAX_NAME, MAX_CALLSIGN, MAX_GRID = (column_length(reports.c[column]) for column in ("name", "callsign", "grid_square"))

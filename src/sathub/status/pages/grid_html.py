@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
-from sathub.status.pages.grid import Block, Grid, block_time
+from sathub.status.pages.report_grid import Block, Grid, block_time
 
 EMPTY_CELL = '<td width=9 bgcolor="C0C0C0"> </td>'
 _SPECIAL = re.compile(r"[&<>\"'\\\r\n]")

@@ -9,7 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from sathub.status.pages.grid import BLOCKS_PER_DAY, Counts, State, block_state, day_label
+from sathub.status.grid import BLOCKS_PER_DAY, Counts, State, block_state
+from sathub.status.pages.report_grid import day_label
 
 DAYS = 30
 CELL = 12  # pixels per square, gap included

@@ -1,6 +1,6 @@
 """The satellite page's map of where it was heard: the reported Maidenhead locators drawn as an
 SVG over the locator fields themselves (no map tiles, no CDN, nothing fetched: the page works
-offline). Pure: built from store.v2_reads.located_hours rows, tested without a server.
+offline). Pure: built from store.report_walk.located_hours rows, tested without a server.
 
 The projection is equirectangular (longitude and latitude in proportion, north up), zoomed to
 the fields that hold reports with one field around them, so a satellite heard over one region
@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sathub.status import locators
-from sathub.status.pages import grid
+from sathub.status import grid, locators
 from sathub.status.rules import REPORT_VALUES
 
 WIDTH = 720  # pixels of the drawing's width; the height follows the view's proportion
@@ -63,7 +62,7 @@ def _title(locator: str, totals: dict[str, int]) -> str:
 
 def build(rows: Iterable) -> LocatorMap:
     """The map of (grid_square, report, latest hour number, report_count) rows
-    (store.v2_reads.located_hours); locators that are not 4 or 6 characters (old data) are left out."""
+    (store.report_walk.located_hours); locators that are not 4 or 6 characters (old data) are left out."""
     totals: dict[str, dict[str, int]] = {}
     boxes: dict[str, locators.Box] = {}
     for grid_square, report, _latest, count in rows:

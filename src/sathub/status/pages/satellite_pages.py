@@ -8,10 +8,10 @@ from functools import partial
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from sathub.status import times
+from sathub.status import grid, times
 from sathub.status.cache import answers_of
-from sathub.status.pages import grid, history, locator_map
-from sathub.status.store import catalog, reports, v2_reads
+from sathub.status.pages import history, locator_map, report_grid
+from sathub.status.store import catalog, report_walk, reports
 from sathub.status.templating import CachedPage, feed_url, render, satellite_url
 from sathub.web import site_url
 
@@ -57,7 +57,7 @@ def _satellite_html(site: str, today, conn, api_name: str, entry) -> CachedPage:
     counts = reports.history(conn, api_name, history.first_day(today))
     recent = reports.recent_reports(conn, api_name, RECENT_REPORTS)
     # The map covers the strip's 30 days: where it was heard, beside when.
-    located = v2_reads.located_hours(conn, (history.first_day(today), 0), (api_name,))
+    located = report_walk.located_hours(conn, (history.first_day(today), 0), (api_name,))
     return CachedPage.render(
         "satellite.html",
         locator_map=locator_map.build(located),
@@ -66,10 +66,10 @@ def _satellite_html(site: str, today, conn, api_name: str, entry) -> CachedPage:
         entry=entry,
         strip=history.build_strip(today, counts),
         recent=recent,
-        latest=grid.latest_state(recent),
+        latest=report_grid.latest_state(recent),
         legend=grid.LEGEND,
         read_time=times.read_form_time,
-        period_label=grid.period_label,
+        period_label=report_grid.period_label,
     )
 
 
@@ -91,5 +91,5 @@ def _satellite_atom(site: str, today, conn, api_name: str, entry) -> CachedPage:
         reports=recent,
         updated=updated,
         entry_time=history.entry_time,
-        period_label=grid.period_label,
+        period_label=report_grid.period_label,
     )

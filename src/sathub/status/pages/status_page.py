@@ -1,6 +1,6 @@
 """The status page (/, /index.php): the grid of the last six days, the legacy form that posts to
-/submit.php, and the files it loads. The store gives one query's worth of rows, grid and
-grid_html shape and print them, the template lays them out."""
+/submit.php, and the files it loads. The store gives one query's worth of rows,
+report_grid and grid_html shape and print them, the template lays them out."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from functools import partial
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sathub.status import rules, times
+from sathub.status import grid, rules, times
 from sathub.status.cache import answers_of
-from sathub.status.pages import grid, grid_html
+from sathub.status.pages import grid_html, report_grid
 from sathub.status.pages.submit_rules import FORM_REPORT_LABELS
 from sathub.status.store import catalog, reports
 from sathub.status.templating import CachedPage, static_response
@@ -68,13 +68,13 @@ async def status_page(request: Request) -> Response:
 def _status_page(site: str, now, footer: str | None, conn) -> CachedPage:
     today = now.date()
     rows = reports.grid_window(conn, grid.first_day(today), today)
-    status_grid = grid.build_grid(today, map(grid.Report._make, rows))
+    status_grid = report_grid.build_grid(today, map(report_grid.Report._make, rows))
     return CachedPage.render(
         "status.html",
         site=site,
         grid=status_grid,
         markup=grid_html.render(status_grid, site),
-        day_headers=grid.day_headers(today),
+        day_headers=report_grid.day_headers(today),
         legend=grid.LEGEND,
         catalog=catalog.catalog(conn),
         form=form_choices(now),

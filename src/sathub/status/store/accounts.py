@@ -7,6 +7,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from sathub.db.dialect import insert_for
+from sathub.db.group_commit import hold_writers_lock
 from sathub.status import rate_limit
 from sathub.status.tables import rate_limits, users
 
@@ -45,6 +46,15 @@ def count_and_judge(conn: Connection, client: str, limit: int, now: float) -> ra
     against `limit` (0: no limit)."""
     start = rate_limit.window_start(now)
     return rate_limit.judge(count_hit(conn, client, start), limit, start, now)
+
+
+def count_under_writers_lock(conn: Connection, client: str, limit: int, now: float) -> rate_limit.Verdict:
+    """count_and_judge in a write's check step (group_commit.run_checked), which runs before its
+    shared transaction takes the writers' lock: the lock is taken first. submit.php's writes count
+    under it, and a count taken before it could leave two processes on PostgreSQL each waiting for
+    what the other holds (this count's row, that lock)."""
+    hold_writers_lock(conn)
+    return count_and_judge(conn, client, limit, now)
 
 
 def count_hit(conn: Connection, client: str, window_start: int) -> int:

@@ -3,13 +3,14 @@ CLI, the admin pages and the legacy import make. Reports are never touched here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from sathub.db.dialect import MAX_INTEGER
+from sathub.db.group_commit import transaction_memo
 from sathub.status.rules import is_web_url
 from sathub.status.store.text import db_text, folded
 from sathub.status.tables import report_totals, satellite_aliases, satellites
@@ -64,6 +65,22 @@ def resolve_api_name(conn: Connection, name: str, *, display_names: bool = True)
     return conn.execute(_resolution(display_names), {"name": db_text(name)}).scalar()
 
 
+def memoized_resolver() -> Callable[[Connection, str], str | None]:
+    """resolve_api_name, asked once per name in a shared write transaction (the catalog cannot
+    change under it): a burst names a handful of satellites. Outside one, resolve_api_name."""
+    memo = transaction_memo()
+    if memo is None:  # not in a shared transaction: nothing to share
+        return resolve_api_name
+    names = memo.setdefault("api_names", {})
+
+    def resolve(conn: Connection, name: str) -> str | None:
+        if name not in names:
+            names[name] = resolve_api_name(conn, name)
+        return names[name]
+
+    return resolve
+
+
 @cache
 def _resolution(display_names: bool):
     """Built once: every write resolves its name first."""
@@ -102,6 +119,34 @@ def catalog_with_aliases(conn: Connection) -> list[dict]:
         if row.alias:
             found["aliases"].append(row.alias)
     return list(entries.values())
+
+
+def catalog_entries(conn: Connection) -> tuple[Sequence[sa.Row], dict[int, list[str]]]:
+    """Every catalog entry (id, api_name, display_name, website, report_count, latest_day,
+    latest_hour) by display name as the status page's list, and each entry's retired names."""
+    entries = conn.execute(
+        sa.select(
+            satellites.c.id,
+            satellites.c.api_name,
+            satellites.c.display_name,
+            satellites.c.website,
+            sa.func.coalesce(report_totals.c.report_count, 0).label("report_count"),
+            report_totals.c.latest_day,
+            report_totals.c.latest_hour,
+        )
+        .select_from(
+            satellites.outerjoin(report_totals, report_totals.c.name_key == sa.func.lower(satellites.c.api_name))
+        )
+        .order_by(sa.func.lower(satellites.c.display_name), satellites.c.id)
+    ).all()
+    aliases: dict[int, list[str]] = {}
+    for alias, satellite_id in conn.execute(
+        sa.select(satellite_aliases.c.alias, satellite_aliases.c.satellite_id).order_by(
+            sa.func.lower(satellite_aliases.c.alias)
+        )
+    ):
+        aliases.setdefault(satellite_id, []).append(alias)
+    return entries, aliases
 
 
 def load_catalog(conn: Connection, rows: list[dict]) -> int:

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 
 from sathub.status.tables import data_revision, report_events, satellites
 
-# The columns status/push/messages.py reads, in this order (then display_name).
+# The columns status/stream/messages.py reads, in this order (then display_name).
 COLUMNS = (
     "id",
     "kind",

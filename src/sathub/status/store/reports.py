@@ -12,7 +12,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from sathub.status.revision import RevisionProbe
+from sathub.db.revision_probe import RevisionProbe
 from sathub.status.rules import REPORT_VALUES
 from sathub.status.store.text import db_text, folded
 from sathub.status.tables import data_revision, report_hours, reports, satellites
@@ -203,7 +203,7 @@ REPORT_COLUMNS = (
 
 def grid_window(conn: Connection, first_day: date, last_day: date) -> Sequence[sa.Row]:
     """Every report of the grid's days, most recently stored first: the status page's one query
-    (a range scan of the reports_time index). grid.Report unpacks rows in this column order."""
+    (a range scan of the reports_time index). pages/report_grid.Report unpacks rows in this column order."""
     query = (
         sa.select(*REPORT_COLUMNS)
         .where(reports.c.day >= first_day, reports.c.day <= last_day)
@@ -216,6 +216,17 @@ def stored_name(conn: Connection, name: str) -> str | None:
     """The name as stored on some report (for names no longer in the catalog)."""
     query = sa.select(reports.c.name).where(sa.func.lower(reports.c.name) == folded(name)).limit(1)
     return conn.execute(query).scalar()
+
+
+def hourly_counts(conn: Connection, first_day: date, last_day: date) -> Sequence[sa.Row]:
+    """(day, hour, name, report, report_count) of every hour with reports from first_day to
+    last_day: the hourly counts the triggers keep (migrations 0004, 0007), one range of their
+    primary key, a few rows per hour however many reports it holds (/api/v2/status)."""
+    hours = report_hours
+    query = sa.select(hours.c.day, hours.c.hour, hours.c.name, hours.c.report, hours.c.report_count).where(
+        hours.c.day >= first_day, hours.c.day <= last_day, hours.c.report_count > 0
+    )
+    return conn.execute(query).all()
 
 
 def history(conn: Connection, name: str, first_day: date) -> Sequence[sa.Row]:

@@ -1,0 +1,32 @@
+"""The SQL of pipermail's message numbers (migration 0008): the numbers an import of a list's
+complete archive records (`--pipermail-numbers`), by which pages/pipermail.py sends an old
+Mailman 2 link to its message."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from sathub.archive.tables import pipermail_numbers
+from sathub.db.dialect import insert_ignoring_conflicts
+
+
+def record_numbers(conn: Connection, list_id: int, numbered: Sequence[tuple[int, str]]) -> None:
+    """(pipermail number, message_id_hash) pairs of the list; a number already recorded stays."""
+    if numbered:
+        insert_ignoring_conflicts(
+            conn,
+            pipermail_numbers,
+            [{"list_id": list_id, "number": number, "message_id_hash": key} for number, key in numbered],
+        )
+
+
+def numbered_message(conn: Connection, list_id: int, number: int) -> str | None:
+    """The message_id_hash pipermail's page `number` of the list showed, when recorded."""
+    return conn.execute(
+        sa.select(pipermail_numbers.c.message_id_hash).where(
+            pipermail_numbers.c.list_id == list_id, pipermail_numbers.c.number == number
+        )
+    ).scalar()

@@ -1,0 +1,150 @@
+"""What the stream sends, from the rows of status/store/events.py: pure, no I/O.
+
+A 'report' row becomes a `report` event. A 'cell' row becomes a `status` event only when the
+status the page would show for the satellite's current cell (the grid's rule, status/grid.py
+`block_state`) differs from before, or the current cell is another block: the triggers record
+every change of the counts, the rule decides which ones a client sees. Either way the row's id
+is the position a client resumes from."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+import orjson
+
+from sathub.status.grid import Counts, block_state
+from sathub.status.records import STATUS_OF_STATE, report_records
+from sathub.status.rules import REPORT_VALUES
+from sathub.status.times import iso_z
+
+# A comment line: EventSource ignores it, proxies see bytes flow.
+HEARTBEAT = b": heartbeat\n\n"
+# Sent first: how long a browser waits before it reconnects (ms), and a comment that flushes
+# the headers through proxies that wait for a first byte of body.
+PREAMBLE = b"retry: 2000\n: sathub stream\n\n"
+# The status of a cell whose report value a `status` filter names.
+STATE_OF_VALUE = {"Heard": "heard", "Telemetry Only": "telemetry", "Not Heard": "not_heard", "Crew Active": "crew"}
+
+
+@dataclass(frozen=True)
+class Filter:
+    """`?name=` (API names, lower-cased; empty: every satellite) and `?status=` (report values;
+    empty: every value)."""
+
+    names: frozenset[str] = frozenset()
+    statuses: frozenset[str] = frozenset()
+
+    def wants(self, message: Message) -> bool:
+        if self.names and message.name_key not in self.names:
+            return False
+        return not self.statuses or bool(message.values & self.statuses)
+
+
+@dataclass(frozen=True)
+class Message:
+    """One event as sent, with what filters look at: the satellite and the report values it
+    stands for (a report's value; for a status, the value whose majority gives it)."""
+
+    id: int
+    name_key: str
+    values: frozenset[str]
+    data: bytes
+
+
+def messages(rows: Iterable) -> list[Message]:
+    """The events of rows in the column order of store/events.COLUMNS; cell rows that change
+    nothing a client sees are left out."""
+    made = []
+    for row in rows:
+        message = _report(row) if row.kind == "report" else _status(row)
+        if message is not None:
+            made.append(message)
+    return made
+
+
+def _event(event_id: int, kind: str, body: dict) -> bytes:
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (event_id, kind.encode(), orjson.dumps(body))
+
+
+def _stored_at(seconds: int) -> str:
+    return iso_z(datetime.fromtimestamp(seconds, UTC))
+
+
+def _report(row) -> Message:
+    body = {
+        "event_id": row.id,
+        "action": row.action,
+        "stored_at": _stored_at(row.stored_at),
+        # The record of GET /api/v2/reports (records.py), flat, no null.
+        "report": report_records(
+            [
+                (
+                    row.report_id,
+                    row.name,
+                    row.display_name,
+                    row.day,
+                    row.hour,
+                    row.period,
+                    row.callsign,
+                    row.report,
+                    row.grid_square,
+                )
+            ]
+        )[0],
+        "replaced_report": row.previous_report or "",
+    }
+    return Message(row.id, row.name.lower(), frozenset((row.report,)), _event(row.id, "report", body))
+
+
+def _cell(day: date, hour: int, counts: Counts) -> dict:
+    """A two-hour cell as GET /api/v2/status names it: its start, its end (exclusive), the status
+    the page shows (the grid's rule, in v2's words) and the count of each report value."""
+    state, _ = block_state(counts)
+    start = datetime(day.year, day.month, day.day, hour, tzinfo=UTC)
+    values = (counts.heard, counts.telemetry, counts.not_heard, counts.crew)
+    return {
+        "start": iso_z(start),
+        "end": iso_z(start + timedelta(hours=2)),
+        "status": STATUS_OF_STATE[state.key],
+        "counts": dict(zip(REPORT_VALUES, values, strict=True)),
+    }
+
+
+def _status(row) -> Message | None:
+    now = _cell(row.day, row.hour, Counts(row.heard, row.telemetry, row.not_heard, row.crew))
+    before = None
+    if row.before_day is not None:
+        counts = Counts(row.before_heard, row.before_telemetry, row.before_not_heard, row.before_crew)
+        before = _cell(row.before_day, row.before_hour, counts)
+        if before["status"] == now["status"] and before["start"] == now["start"]:
+            return None  # the counts moved, the status the page shows did not
+    body = {
+        "event_id": row.id,
+        "stored_at": _stored_at(row.stored_at),
+        "name": row.name,
+        "display_name": row.display_name,
+        "cell": now,
+        "previous": before,
+    }
+    values = frozenset(value for value, state in STATE_OF_VALUE.items() if state == now["status"])
+    return Message(row.id, row.name.lower(), values, _event(row.id, "status", body))
+
+
+def gap(after: int, oldest: int) -> bytes:
+    """Told to a client whose Last-Event-ID is older than the oldest event kept: the events
+    after it up to `oldest` - 1 are gone (past the retention); it should read /api/v2/reports."""
+    body = {"after": after, "resumed_at": oldest, "reason": "events before resumed_at are past the retention"}
+    return b"event: gap\ndata: %s\n\n" % orjson.dumps(body)
+
+
+def parse_last_event_id(text: str | None) -> int | None:
+    """The position a client resumes from: a Last-Event-ID of decimal digits, else None when
+    absent or empty (start from now). ValueError for anything else."""
+    if text is None or not text.strip():
+        return None
+    text = text.strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 18:
+        raise ValueError(text)
+    return int(text)
