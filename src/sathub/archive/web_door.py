@@ -13,7 +13,7 @@ from starlette.responses import Response
 
 from sathub.archive.edge import ArchiveEndpoint, ArchiveError
 from sathub.archive.links import Links, PageLinks
-from sathub.archive.mail.senders import obfuscate
+from sathub.archive.mail.senders import obfuscate, shown_sender
 from sathub.web import site_url
 
 ERROR_TITLES = {
@@ -62,7 +62,12 @@ def plural(count: int, word: str) -> str:
 
 
 _templates.filters.update(
-    page_date=page_date, iso_date=iso_date, obfuscate=obfuscate, month_name=month_name, plural=plural
+    page_date=page_date,
+    iso_date=iso_date,
+    obfuscate=obfuscate,
+    sender=shown_sender,
+    month_name=month_name,
+    plural=plural,
 )
 
 

@@ -122,6 +122,53 @@ def test_an_unknown_sender_is_an_empty_feed_and_a_malformed_one_not_found(client
     assert client.get("/archive/sender/not-an-id/feed/atom/").status_code == 404
 
 
+def test_a_sender_of_private_mail_only_is_a_sender_who_never_wrote(client, engine, archive):
+    """archive-export.md: the two answers cannot be told apart; byte for byte, the asked key aside
+    (as written in the URL, and with ` (a) ` in the title), and never the hidden sender's mailman_id."""
+    with db.connect(engine, write=True) as conn:
+        live_ingest.store(conn, "private@example.org", live_ingest.parse(raw_message("p2@x", sender="hid@example.org")))
+
+    def masked(answer, key: str) -> bytes:
+        return answer.content.replace(key.encode(), b"KEY").replace(key.replace("@", " (a) ").encode(), b"KEY")
+
+    for hidden, never in (
+        ("hid@example.org", "non@example.org"),
+        ("Hid@Example.org", "Non@Example.org"),
+        (mailman_id("hid@example.org"), mailman_id("non@example.org")),
+    ):
+        one, other = (client.get(f"/archive/sender/{key}/feed/atom/") for key in (hidden, never))
+        assert one.status_code == other.status_code == 200
+        assert masked(one, hidden) == masked(other, never), hidden
+        assert mailman_id("hid@example.org").encode() not in masked(one, hidden)
+        assert {k: v for k, v in one.headers.items() if k != "etag"} == {
+            k: v for k, v in other.headers.items() if k != "etag"
+        }
+
+
+def test_a_sender_named_by_their_address_is_shown_obfuscated_in_every_feed(client, engine):
+    """Pipermail's `x at y (Name)` leaves the address as the name (archive-api.md, Header rules 1):
+    the pages' rule, ` (a) `, for the name; RSS keeps HyperKitty's `＠` in the address."""
+    raw = raw_message("pm@x", sender="benjamin at python.org (Benjamin Peterson)", subject="Pipermail sender")
+    with db.connect(engine, write=True) as conn:
+        lists.create_list(conn, DEV, {"created_at": utc_now()})
+        thread = live_ingest.store(conn, DEV, live_ingest.parse(raw)).message_id_hash
+    rss = client.get(f"/archive/list/{DEV}/feed/")
+    assert (
+        ET.fromstring(rss.content).findtext("channel/item/author")
+        == "benjamin\uff20python.org (benjamin (a) python.org)"
+    )
+    for path in (
+        f"list/{DEV}/feed/atom/",
+        f"list/{DEV}/thread/{thread}/feed/atom/",
+        f"sender/{mailman_id('benjamin@python.org')}/feed/atom/",
+        "search/feed/atom/?q=pipermail",
+    ):
+        feed = parsed(client.get(f"/archive/{path}"))
+        assert [entry.author_detail.name for entry in feed.entries] == ["benjamin (a) python.org"], path
+    for path in (f"list/{DEV}/feed/", f"sender/{mailman_id('benjamin@python.org')}/feed/atom/"):
+        assert b"benjamin@python.org" not in client.get(f"/archive/{path}").content, path
+
+
 # -- limit -----------------------------------------------------------------------------------------
 
 

@@ -73,3 +73,13 @@ def test_atom_leaves_an_empty_subtitle_out_and_links_the_thread():
     assert entry.findtext(f"{ATOM}author/{ATOM}uri") == "https://h/s/feed/"
     assert entry.findtext(f"{ATOM}content") == "<pre>Mail ann@example.com\n</pre>"
     assert entry.findtext(f"{ATOM}published") == entry.findtext(f"{ATOM}updated") == "2021-01-01T10:00:00Z"
+
+
+def test_a_sender_named_by_their_address_is_shown_as_on_the_pages():
+    """Pipermail-imported senders are named by their address (archive-api.md, Header rules 1)."""
+    item = SimpleNamespace(**{**vars(ITEM), "sender_name": "ann@example.com"})
+    feed = FeedContent(**{**vars(FEED), "items": [item]})
+    rss_item = ET.fromstring(rss(feed, links)).find("channel/item")
+    assert rss_item.findtext("author") == "ann\uff20example.com (ann (a) example.com)"
+    entry = ET.fromstring(atom(feed, links)).find(f"{ATOM}entry")
+    assert entry.findtext(f"{ATOM}author/{ATOM}name") == "ann (a) example.com"

@@ -5,7 +5,7 @@ expected values are written out from the rules."""
 
 import pytest
 
-from sathub.archive.mail.senders import PLACEHOLDER_ADDRESS, obfuscate, sender
+from sathub.archive.mail.senders import PLACEHOLDER_ADDRESS, obfuscate, sender, shown_sender
 
 
 @pytest.mark.parametrize(
@@ -56,3 +56,17 @@ def test_the_archive_shows_an_address_with_at_written_as_spec_says():
     # archive-api.md: `@` replaced by ` (a) ` (space, `(a)`, space); a name without `@` is unchanged.
     assert obfuscate("Ann.Example@Lists.example.org") == "Ann.Example (a) Lists.example.org"
     assert obfuscate("Ann Example") == "Ann Example"
+
+
+@pytest.mark.parametrize(
+    "header, shown",
+    [
+        ("benjamin at python.org (Benjamin Peterson)", "benjamin (a) python.org"),  # pipermail: the name is the address
+        ("<xxx@korea.com>", "xxx (a) korea.com"),
+        ('"ann@example.com via dev" <dev@example.org>', "ann (a) example.com via dev"),
+        ("Ann Example <ann@example.com>", "Ann Example"),
+    ],
+)
+def test_a_sender_is_shown_by_its_name_with_every_at_written_as_the_spec_says(header, shown):
+    _address, name = sender(header)
+    assert shown_sender(name) == shown

@@ -89,7 +89,43 @@ def test_unknown_and_private_lists(client, engine, tmp_path):
         lists.update_list(conn, lists.find_list(conn, LIST).id, {"archive_policy": PRIVATE})
     for path in ("/", "/2020-January/", "/2020-January/000000.html", "/2020-January.txt.gz"):
         response = get(client, PIPERMAIL + path)
-        assert response.status_code == 403 and "location" not in response.headers
+        assert response.status_code == 404 and "location" not in response.headers
+
+
+PIPERMAIL_PATHS = (
+    "/",
+    "",
+    "/2020-January/",
+    "/2020-January/thread.html",
+    "/2020-January/000000.html",
+    "/2020-January.txt.gz",
+)
+
+
+@pytest.mark.parametrize("host", [None, "lists.example.org", "aaa.example", "www.aaa.example"])
+def test_a_private_list_never_shadows_a_public_list_of_its_name(client, engine, tmp_path, host):
+    """`dev@aaa.example` sorts before `dev@lists.example.org` and may be the request's host: the
+    public list's links still lead to the public list."""
+    import_fixture(engine, tmp_path, pipermail_numbers=True)
+    import_fixture(engine, tmp_path, name="dev@aaa.example", private=True, pipermail_numbers=True)
+    headers = {"host": host} if host else {}
+    for path in PIPERMAIL_PATHS:
+        response = client.get(PIPERMAIL + path, headers=headers, follow_redirects=False)
+        assert response.status_code in (301, 302), (path, response.text)
+        assert "/list/dev@lists.example.org/" in response.headers["location"], path
+        assert "aaa.example" not in response.text, path
+
+
+@pytest.mark.parametrize("path", PIPERMAIL_PATHS)
+def test_a_private_list_answers_as_a_list_that_does_not_exist(client, engine, tmp_path, path):
+    """Nothing tells a guessed local part of a private list from one no list has: not its address."""
+    import_fixture(engine, tmp_path, name="secret-ops@lists.example.org", private=True, pipermail_numbers=True)
+    private = get(client, "/archive/pipermail/secret-ops" + path)
+    absent = get(client, "/archive/pipermail/hidden-ops" + path)
+    assert private.status_code == absent.status_code == 404
+    assert private.headers == absent.headers
+    assert private.content.replace(b"secret-ops", b"hidden-ops") == absent.content
+    assert b"lists.example.org" not in private.content
 
 
 def test_two_lists_of_one_name_the_requests_host_decides(client, engine, tmp_path):

@@ -44,6 +44,14 @@ def test_the_results_link_their_mbox_export_and_their_feed(seeded):
     assert len(entries) == 1 and MAIL["C"].hash in entries[0]
 
 
+def test_a_sender_named_by_their_address_is_shown_obfuscated(seeded):
+    """B's sender name is its address, as pipermail's imports write it: the message page shows
+    `bob (a) example.net`, and so does the search page (it showed the address in clear)."""
+    html = seeded.get("/archive/search?q=welcome&mlist=" + DEV).text
+    assert f'/message/{MAIL["B"].hash}/"' in html
+    assert "bob (a) example.net" in html and "bob@example.net" not in html
+
+
 def test_a_script_in_the_query_is_shown_not_run(seeded):
     for query in ('"><script>alert(1)</script>', "<script>alert(1)</script>"):
         html = seeded.get("/archive/search?q=" + quote(query)).text

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from sathub.archive.links import Links
-from sathub.archive.mail.senders import obfuscate
+from sathub.archive.mail.senders import obfuscate, shown_sender
 from sathub.db.engines import Row
 
 # Votes are a web-UI feature; an imported archive has none.
@@ -128,7 +128,9 @@ def thread_detail(
 ) -> dict:
     body = thread(row, list_name, neighbours, links)
     body["votes"] = NO_VOTES
-    body["participants"] = [{"name": obfuscate(p.sender_name), "email": obfuscate(p.address)} for p in participant_rows]
+    body["participants"] = [
+        {"name": shown_sender(p.sender_name), "email": obfuscate(p.address)} for p in participant_rows
+    ]
     body["participants_count"] = len(participant_rows)
     return body
 

@@ -28,7 +28,7 @@ from sathub.archive.edge import ArchiveError
 from sathub.archive.feeds import render
 from sathub.archive.feeds.render import FeedContent
 from sathub.archive.links import PageLinks, quote_path
-from sathub.archive.mail.senders import obfuscate
+from sathub.archive.mail.senders import obfuscate, shown_sender
 from sathub.archive.search.request import read_query
 from sathub.archive.store import emails, search, threads
 from sathub.archive.store import feeds as feed_store
@@ -91,18 +91,19 @@ def thread_feed(
 
 
 def sender_feed(conn: Connection, links: PageLinks, urls: tuple[str, str], key: str, limit: int) -> FeedContent:
-    """A sender by mailman_id or address (any case), as the API's sender endpoint takes them. An
-    unknown sender is an empty feed, as the API answers `[]`: a 404 would tell that an address
-    posted only to private lists apart from one that never posted."""
+    """A sender by mailman_id or address (any case), as the API's sender endpoint takes them. A
+    sender without mail on the lists anyone may read is an empty feed made of the key alone, as
+    the API answers `[]`: a 404, or the mailman_id its private mail gave it, would tell an address
+    that posted only to private lists apart from one that never posted."""
     if not (MAILMAN_ID.fullmatch(key) or LIST_ADDRESS.fullmatch(key)):
         raise ArchiveError(404, "There is no such sender in this archive.")
     sender = emails.find_sender(conn, key)
     items = feed_store.sender_items(conn, sender.id, limit) if sender is not None else []
-    shown = items[0].sender_name if items else key
+    shown, sender_key = (shown_sender(items[0].sender_name), items[0].mailman_id) if items else (obfuscate(key), key)
     return FeedContent(
-        title=f"Messages from {obfuscate(shown)}",
+        title=f"Messages from {shown}",
         subtitle="",
-        alternate=links.api.sender_emails(sender.mailman_id if sender is not None else key) + "?format=api",
+        alternate=links.api.sender_emails(sender_key) + "?format=api",
         self_url=urls[0],
         feed_id=urls[1],
         updated=max((item.archived_date for item in items), default=EPOCH),

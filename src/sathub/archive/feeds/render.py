@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from email.utils import format_datetime
 from typing import Any
 
+from sathub.archive.mail.senders import shown_sender
+
 ATOM_NS = "http://www.w3.org/2005/Atom"
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -63,7 +65,8 @@ ItemLinks = Callable[[Any], tuple[str, str, str]]
 
 def rss(feed: FeedContent, item_links: ItemLinks) -> str:
     """RSS 2.0 in HyperKitty's form: per item title, link, description (the text, `@` written as
-    U+FF20 as HyperKitty does), author `address (name)` (address with U+FF20), pubDate, guid."""
+    U+FF20 as HyperKitty does), author `address (name)` (address with U+FF20; the name as the
+    pages show it, where HyperKitty prints a name that is an address in clear), pubDate, guid."""
     out = [
         '<?xml version="1.0" encoding="utf-8"?>\n',
         f'<rss xmlns:atom="{ATOM_NS}" version="2.0"><channel>',
@@ -81,7 +84,7 @@ def rss(feed: FeedContent, item_links: ItemLinks) -> str:
             f"<item><title>{xml_text(item.subject)}</title>"
             f"<link>{xml_text(message)}</link>"
             f"<description>{xml_text(html_pre(item.content.replace('@', chr(0xFF20))))}</description>"
-            f"<author>{xml_text(address)} ({xml_text(item.sender_name)})</author>"
+            f"<author>{xml_text(address)} ({xml_text(shown_sender(item.sender_name))})</author>"
             f"<pubDate>{rfc822_date(item.date)}</pubDate>"
             f"<guid>{xml_text(message)}</guid></item>"
         )
@@ -91,8 +94,8 @@ def rss(feed: FeedContent, item_links: ItemLinks) -> str:
 
 def atom(feed: FeedContent, item_links: ItemLinks) -> str:
     """Atom: per entry title, the message page (alternate) and its thread (related), id (the
-    message page's URL), published and updated (the Date header), author (the name, addresses
-    written with ` (a) ` as on the pages, and the sender's feed), content (the text, as HTML)."""
+    message page's URL), published and updated (the Date header), author (the name as the pages
+    show it, and the sender's feed), content (the text, as HTML)."""
     out = [
         '<?xml version="1.0" encoding="utf-8"?>\n',
         f'<feed xmlns="{ATOM_NS}" xml:lang="en">',
@@ -113,7 +116,7 @@ def atom(feed: FeedContent, item_links: ItemLinks) -> str:
             f'<link href="{xml_text(thread)}" rel="related" type="text/html"/>'
             f"<id>{xml_text(message)}</id>"
             f"<published>{date}</published><updated>{date}</updated>"
-            f"<author><name>{xml_text(item.sender_name.replace('@', ' (a) '))}</name>"
+            f"<author><name>{xml_text(shown_sender(item.sender_name))}</name>"
             f"<uri>{xml_text(sender_feed)}</uri></author>"
             f'<content type="html">{xml_text(html_pre(item.content))}</content></entry>'
         )

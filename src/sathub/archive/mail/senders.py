@@ -46,3 +46,10 @@ def obfuscate(address: str) -> str:
     """An address as the archive shows it, `@` written ` (a) ` (archive-api.md: a sender's
     `address`; archive-more.md: participants): the API, the pages and the feeds alike."""
     return address.replace("@", " (a) ")
+
+
+def shown_sender(name: str) -> str:
+    """A sender as every page and feed shows it: its name (`sender_name`, never empty: `sender`
+    falls back to the address), obfuscated, since a name is often an address (pipermail's
+    `x at y (Name)` is named `x@y`, Header rules 1) or holds one (`"x@y via list"`)."""
+    return obfuscate(name)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -39,8 +40,26 @@ MOST_ACTIVE_THREADS = 10
 # before today): a list that went quiet years ago still shows what was discussed most at its end.
 ACTIVE_WINDOW = timedelta(days=30)
 THREAD_PAGE_EMAILS = 1000  # a thread page shows at most this many messages
-# HyperKitty's month paths take 4 digits; the last month whose end a datetime can hold is 9998-12.
+# HyperKitty's month paths take a year of 4 digits and a month of 1 or 2 (`\d{4}/\d\d?`); the last
+# month whose end a datetime can hold is 9998-12.
 FIRST_YEAR, LAST_YEAR = 1, 9998
+YEAR_DIGITS, MONTH_DIGITS = 4, 2
+
+
+class Digits(Convertor[str]):
+    """A path segment of ASCII digits, kept as text: Starlette's `int` convertor calls int(), which
+    raises ValueError (a 500) past Python's 4,300 digits; month_rows reads the number."""
+
+    regex = "[0-9]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("digits", Digits())
 
 
 def index_rows(conn: Connection) -> dict:
@@ -72,11 +91,18 @@ def _by_year(with_mail) -> list[tuple[int, list]]:
     return list(years.items())
 
 
-def month_rows(conn: Connection, address: str, year: int, month: int) -> dict:
+def month_rows(conn: Connection, address: str, year: str, month: str) -> dict:
+    """`year` and `month`: the path's digits (Digits)."""
     mailing_list = visible_list_page(conn, address)
-    if not (FIRST_YEAR <= year <= LAST_YEAR and 1 <= month <= 12):
+    # The lengths first: int() of a longer run of digits is refused or slow, and never in range.
+    if not (
+        len(year) <= YEAR_DIGITS
+        and len(month) <= MONTH_DIGITS
+        and FIRST_YEAR <= int(year) <= LAST_YEAR
+        and 1 <= int(month) <= 12
+    ):
         raise ArchiveError(404, f"There is no month {year}/{month} in the archive of {mailing_list.name}.")
-    return _month(conn, mailing_list, year, month, latest=False)
+    return _month(conn, mailing_list, int(year), int(month), latest=False)
 
 
 def latest_rows(conn: Connection, address: str) -> dict:
@@ -156,7 +182,7 @@ class WebPage(WebDoor):
 
 def pages(web_prefix: str) -> dict[str, WebPage]:
     """The pages under one web prefix (`/archive/`), by path pattern after it. Registered in this
-    order: the month's `{year:int}/{month:int}/` only takes digits, so it never shadows a
+    order: the month's `{year:digits}/{month:digits}/` only takes digits, so it never shadows a
     `thread/`, `message/` or `export/` path."""
     return {
         "": WebPage(web_prefix, index_rows, "page_index.html", ()),
@@ -167,7 +193,7 @@ def pages(web_prefix: str) -> dict[str, WebPage]:
         "list/{address}/message/{message_id_hash}/": WebPage(
             web_prefix, message_rows, "page_message.html", ("address", "message_id_hash")
         ),
-        "list/{address}/{year:int}/{month:int}/": WebPage(
+        "list/{address}/{year:digits}/{month:digits}/": WebPage(
             web_prefix, month_rows, "page_month.html", ("address", "year", "month")
         ),
         "list/{address}/latest": WebPage(web_prefix, latest_rows, "page_month.html", ("address",)),

@@ -8,6 +8,8 @@
 
 <list name> is the part of the posting address before `@`; when several lists share it, the one
 whose domain is the request's host (or a parent domain of it) wins, else the first by address.
+Private lists are left out before that choice: one never shadows a public list of its name, and
+answers as a list that does not exist (its 403 would name it to whoever guesses its local part).
 Pipermail numbered a list's messages 0, 1, 2, … in the order of the list's mbox, across months
 (Mailman/Archiver/pipermail.py: `sequence` starts at 0 and grows by one per message; HyperArch
 names the page `'%06i.html' % sequence`). A number is known when the list was imported from its
@@ -23,13 +25,12 @@ import re
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from sathub.archive.access import PRIVATE_PAGE, readable
 from sathub.archive.edge import ArchiveError
 from sathub.archive.links import list_page_url, message_page_url, quote_path
 from sathub.archive.store import lists, pipermail_numbers
 from sathub.archive.web_door import HEADERS, WebDoor, page_links, render_page
 from sathub.db.dialect import MAX_INTEGER
-from sathub.db.engines import Connection
+from sathub.db.engines import Connection, Row
 from sathub.web import in_thread, site_url
 
 MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
@@ -47,14 +48,16 @@ def month_of(period: str) -> tuple[int, int]:
     return int(found.group(1)), month
 
 
-def pipermail_list(conn: Connection, list_name: str, host: str):
-    """The list of Mailman 2 name `list_name` (see the module's docstring), else 404; private: 403."""
-    found = lists.lists_by_local_part(conn, list_name) if "@" not in list_name and "\x00" not in list_name else []
+def pipermail_list(conn: Connection, list_name: str, host: str) -> Row:
+    """The public list of Mailman 2 name `list_name` (see the module's docstring), else 404."""
+    found = (
+        lists.public_lists_by_local_part(conn, list_name) if "@" not in list_name and "\x00" not in list_name else []
+    )
     if not found:
         raise ArchiveError(404, f"There is no list {list_name} in this archive.")
     host = host.split(":")[0].lower()
     by_host = [row for row in found if host == (domain := row.name.split("@", 1)[1]) or host.endswith("." + domain)]
-    return readable((by_host or found)[0], private=PRIVATE_PAGE)
+    return (by_host or found)[0]
 
 
 def _numbered(conn: Connection, list_name: str, host: str, number: int) -> tuple[str, str | None]:

@@ -1,7 +1,7 @@
-"""The SQL of lists: one list by address or by Mailman 2 name, the public lists (the API's listing
-and the index page's, with totals), and their settings: lists created when Mailman first
-archives into them, their name, description and archive policy kept as Mailman core has them
-(`archive lists sync`)."""
+"""The SQL of lists: one list by address, the public lists of a Mailman 2 name, the public lists
+(the API's listing and the index page's, with totals), and their settings: lists created when
+Mailman first archives into them, their name, description and archive policy kept as Mailman
+core has them (`archive lists sync`)."""
 
 from __future__ import annotations
 
@@ -25,11 +25,16 @@ def find_list(conn: Connection, name: str) -> Row | None:
     return conn.execute(_FIND, {"name": name.lower()}).first()
 
 
-def lists_by_local_part(conn: Connection, local_part: str) -> Sequence[Row]:
-    """The lists whose posting address is `<local_part>@…` (a Mailman 2 list name), by name."""
+def public_lists_by_local_part(conn: Connection, local_part: str) -> Sequence[Row]:
+    """The lists that are not private whose posting address is `<local_part>@…` (a Mailman 2 list
+    name), by name. A private list is never among them: it would shadow a public list of its name,
+    or name itself to whoever guesses its local part."""
     return conn.execute(
-        sa.select(mailing_lists.c.id, mailing_lists.c.name, mailing_lists.c.archive_policy)
-        .where(mailing_lists.c.name.startswith(local_part.lower() + "@", autoescape=True))
+        sa.select(mailing_lists.c.id, mailing_lists.c.name)
+        .where(
+            mailing_lists.c.name.startswith(local_part.lower() + "@", autoescape=True),
+            mailing_lists.c.archive_policy != PRIVATE,
+        )
         .order_by(mailing_lists.c.name)
     ).all()
 

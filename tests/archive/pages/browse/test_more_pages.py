@@ -152,6 +152,20 @@ def test_month_errors(client, archive):
     assert (moved.status_code, moved.headers["location"]) == (301, f"{BASE}/archive/list/{DEV}/2021/01/")
 
 
+def test_a_month_of_more_digits_than_int_reads_is_the_404_of_any_month_out_of_range(client, archive):
+    """Python's int() refuses more than 4,300 digits (a ValueError: it was a 500 under each prefix)."""
+    huge = "9" * 5000
+    for prefix in ("/archive/", "/archives/", "/hyperkitty/"):
+        out_of_range = client.get(f"{prefix}list/{DEV}/99999/01/")
+        for path in (f"{huge}/01", f"2021/{huge}", f"{'0' * 4999}1/01"):
+            answer = client.get(f"{prefix}list/{DEV}/{path}/")
+            assert answer.status_code == out_of_range.status_code == 404, (prefix, path)
+            assert answer.headers["content-type"] == out_of_range.headers["content-type"]
+            assert answer.text.replace(path, "99999/01") == out_of_range.text, (prefix, path)
+        private = client.get(f"{prefix}list/private@example.org/{huge}/01/")
+        assert private.status_code == 403
+
+
 # -- the thread page -------------------------------------------------------------------------------
 
 

@@ -51,6 +51,26 @@ def test_the_thread_page_lists_the_thread_in_thread_order(client, archive):
     assert hashes == [MAIL[k].hash for k in "ACBD"]
 
 
+def test_a_sender_named_by_their_address_is_shown_obfuscated_on_every_page(client, engine):
+    """Pipermail's `x at y (Name)` leaves the address as the name (archive-api.md, Header rules 1)."""
+    from sathub.archive.mail.dates import utc_now
+    from sathub.archive.mailman import live_ingest
+    from sathub.archive.store import lists
+
+    raw = raw_message("pm@x", sender="benjamin at python.org (Benjamin Peterson)", subject="Pipermail sender")
+    with db.connect(engine, write=True) as conn:
+        lists.create_list(conn, DEV, {"created_at": utc_now()})
+        email = live_ingest.store(conn, DEV, live_ingest.parse(raw))
+    for path in (
+        f"message/{email.message_id_hash}/",
+        f"thread/{email.message_id_hash}/",
+        "2001/01/",  # the month: who started each thread
+        "latest",
+    ):
+        text = client.get(f"/archive/list/{DEV}/{path}").text
+        assert "benjamin (a) python.org" in text and "benjamin@python.org" not in text, path
+
+
 def test_content_is_escaped(client, engine):
     from sathub.archive.mail.dates import utc_now
     from sathub.archive.mailman import live_ingest
