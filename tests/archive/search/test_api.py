@@ -73,6 +73,13 @@ def test_words_fold_case_and_accents_and_fields_narrow(seeded):
     assert search(seeded, "l:OTHER@example.org").json()["count"] == 1
 
 
+def test_not_a_list_that_is_not_there_is_every_public_email(seeded):
+    """On PostgreSQL `l:` was `list_id = (the list's id)`, NULL for a list that is not there, and
+    its NOT NULL again: no email instead of all."""
+    for query in ("-l:nowhere@example.org", "NOT l:nowhere@example.org", "welcome -l:nowhere@example.org"):
+        assert search(seeded, query).json()["count"] == (9 if "welcome" not in query else 5), query  # A–H, X
+
+
 def test_snippets_mark_the_matched_words(seeded):
     [result] = search(seeded, "ça").json()["results"]
     assert result["snippet"] == "Grüße — \u0002ça\u0003 va ?"

@@ -107,7 +107,7 @@ def parse(text: str) -> Node:
     if parser.index < len(parser.tokens):
         token = parser.tokens[parser.index]
         raise QueryError("unexpected ')'" if token.kind == ")" else f"unexpected {token.kind}", token.position)
-    if node == _NOTHING:
+    if node is None:
         raise QueryError("the query has no word to search for", 1)
     if _count_words(node) > MAX_WORDS:
         raise QueryError(f"the query has more than {MAX_WORDS} words", 1)
@@ -150,34 +150,33 @@ def _tokens(text: str) -> list[_Token]:
 
 
 class _Parser:
+    """The grammar's levels, each answering None for what holds no word: a run of punctuation
+    alone (`--`) matches nothing and is left out beside words (`gps --` is `gps`, `a OR --` is
+    `a`), and a group, a NOT or the query with nothing else is refused where it stands, so that no
+    tree holds an empty AND or OR (`-- OR --` was `(() | ())` to PostgreSQL, an error)."""
+
     def __init__(self, tokens: list[_Token], length: int) -> None:
         self.tokens, self.index, self.length = tokens, 0, length
 
     def peek(self) -> _Token | None:
         return self.tokens[self.index] if self.index < len(self.tokens) else None
 
-    def or_expr(self, depth: int) -> Node:
+    def or_expr(self, depth: int) -> Node | None:
         items = [self.and_expr(depth)]
         while (token := self.peek()) is not None and token.kind == "OR":
             self.index += 1
             items.append(self.and_expr(depth))
-        kept = [item for item in items if item != _NOTHING]
-        if len(kept) < len(items) and kept:
-            items = kept  # `a OR --` is `a`: a run of punctuation alone matches nothing
-        return items[0] if len(items) == 1 else Or(tuple(items))
+        return _joined(Or, items)
 
-    def and_expr(self, depth: int) -> Node:
+    def and_expr(self, depth: int) -> Node | None:
         items = [self.unary(depth)]
         while (token := self.peek()) is not None and token.kind not in ("OR", ")"):
             if token.kind == "AND":
                 self.index += 1
             items.append(self.unary(depth))
-        kept = [item for item in items if item != _NOTHING]
-        if not kept:
-            return _NOTHING
-        return kept[0] if len(kept) == 1 else And(tuple(kept))
+        return _joined(And, items)
 
-    def unary(self, depth: int) -> Node:
+    def unary(self, depth: int) -> Node | None:
         token = self.peek()
         if token is None:
             raise QueryError("the query ends where a word was expected", self.length + 1)
@@ -189,12 +188,12 @@ class _Parser:
             if token.kind == "-" and (following is None or following.kind not in ("term", "(")):
                 raise QueryError("'-' must stand right before a word or '('", token.position)
             inner = self.primary(depth + 1) if token.kind == "-" else self.unary(depth + 1)
-            if inner == _NOTHING:
+            if inner is None:
                 raise QueryError("NOT of nothing searchable", token.position)
             return Not(inner)
         return self.primary(depth)
 
-    def primary(self, depth: int) -> Node:
+    def primary(self, depth: int) -> Node | None:
         token = self.peek()
         if token is None:
             raise QueryError("the query ends where a word was expected", self.length + 1)
@@ -208,6 +207,8 @@ class _Parser:
             close = self.peek()
             if close is None or close.kind != ")":
                 raise QueryError("'(' is never closed", token.position)
+            if node is None:
+                raise QueryError("the parentheses hold no word to search for", token.position)
             self.index += 1
             return node
         if token.kind == "term":
@@ -217,11 +218,16 @@ class _Parser:
         )
 
 
-# A bare run of punctuation (`--`, `...`) has no words: it matches nothing and is left out.
-_NOTHING = And(())
+def _joined(kind: type[And] | type[Or], items: list[Node | None]) -> Node | None:
+    """The `kind` of the `items` that hold words (one alone is itself), None when none does."""
+    kept = tuple(item for item in items if item is not None)
+    if len(kept) > 1:
+        return kind(kept)
+    return kept[0] if kept else None
 
 
-def _term(token: _Token) -> Node:
+def _term(token: _Token) -> Node | None:
+    """The term of `token`; None for a bare run of punctuation (`--`, `...`), which has no word."""
     text, field, position = token.text, token.field, token.position
     if field == "d":
         return _date_range(text, position)
@@ -241,7 +247,7 @@ def _term(token: _Token) -> Node:
             raise QueryError(f"{field}: needs a word", position)
         if prefix:
             raise QueryError("'*' must follow a word", position)
-        return _NOTHING
+        return None
     if prefix and len(found[-1]) < MIN_PREFIX:
         raise QueryError(f"a prefix needs at least {MIN_PREFIX} characters before '*'", position)
     return Term(found, TEXT_FIELDS[field] if field else None, prefix)

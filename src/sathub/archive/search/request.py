@@ -5,7 +5,11 @@ searches: the JSON API and the page (search/api.py, search/page.py), the search 
 What is wrong is an ArchiveError 400 in the same words whichever door was asked: a missing or blank
 `q` is `The search needs a query: q=…`, a query the language refuses `Invalid query: <what is
 wrong> (at character N)`, N counting from 1 in `q` without the blanks around it (the text the page
-shows back in its box)."""
+shows back in its box), a `sort` that is not one of SORTS (an empty one too) `Unknown sort …`.
+
+A parameter given more than once is read as its last value, at every door: Django's QueryDict rule,
+which HyperKitty's clients know, and the one of Starlette's QueryParams, which the doors hand in
+as they are (`params.get`)."""
 
 from __future__ import annotations
 
@@ -59,7 +63,7 @@ def read_request(params: Mapping[str, str], *, page_size: int | None = None) -> 
     """The search `params` ask for: `q`, `mlist`, `sort`, and `limit`/`offset` (the API), or with
     `page_size` the page numbered `page` from 1 (the web page); ArchiveError 400 for what is wrong."""
     query = read_query(params.get("q"))
-    sort = params.get("sort") or "relevance"
+    sort = params.get("sort", "relevance")
     if sort not in SORTS:
         raise ArchiveError(400, f"Unknown sort {sort!r}: one of {', '.join(SORTS)}.")
     if page_size is None:
