@@ -2,31 +2,31 @@
 at HyperKitty's address with HyperKitty's parameters and headers, streamed.
 
     start=YYYY-MM-DD   messages dated on or after that day (UTC)
-    end=YYYY-MM-DD     messages dated before that day (exclusive)
+    end=YYYY-MM-DD     messages dated before that day (exclusive; after start, else a 400)
     thread=<id>        the messages of one thread
     message=<hash>     one message
     q=<query>          the messages the search language (docs/archive-search.md) finds
 
 Every filter given narrows the export: `q` with `start`/`end`, `thread` or `message` exports the
-messages that satisfy all of them. `<web prefix>search/export/<name>.mbox.gz?q=…[&mlist=…]` is
-the export of a search of every public list (of `mlist` alone when given), the search page's
-results as an mbox; it takes `start`/`end` too. A search's matches are found once, before the
-answer starts (a query the language refuses is a 400 naming what is wrong and where), and held
-as their ids (8 bytes a match) while their messages are read and sent as below.
+messages that satisfy all of them; a filter given twice is its last value.
+`<web prefix>search/export/<name>.mbox.gz?q=…[&mlist=…]` is the export of a search of every
+public list (of `mlist` alone when given), the search page's results as an mbox; it takes
+`start`/`end` too. A search's matches are found once, before the answer starts (a query the
+language refuses is a 400 naming what is wrong and where), and held as their ids (8 bytes a
+match) while their messages are read and sent as below.
 
 Messages go out in the order the archive received them (the order an import of the export needs
 to rebuild the same threads), 500 rows a statement, each chunk compressed and sent before the next
 is read: memory stays flat and the first bytes leave after one short statement, whatever the
 size. A client that goes away stops the export at the next chunk (the server's next send fails).
-At most `max_exports` exports run at once in one process (SATHUB_MAX_EXPORTS); beyond, 503 with
-Retry-After. Errors are the archive's HTML error pages. A database that fails once the answer has
-begun is one log line, and the connection is cut (the client sees a truncated download, never a
-gzip that looks complete)."""
+At most `max_exports` exports run at once in one process (SATHUB_MAX_EXPORTS), at most half of
+them for one client address (slots.py); beyond, 503 with Retry-After. Errors are the archive's
+HTML error pages. A client that takes nothing for SATHUB_EXPORT_WRITE_TIMEOUT seconds, or a
+database that fails once the answer has begun, is one log line and a cut connection (sending.py:
+the client sees a truncated download, never a gzip that looks complete)."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import re
 from array import array
 from datetime import datetime
@@ -34,82 +34,27 @@ from functools import partial
 from urllib.parse import quote
 
 from starlette.concurrency import iterate_in_threadpool
-from starlette.requests import ClientDisconnect, Request
-from starlette.responses import Response, StreamingResponse
-from starlette.types import Receive, Scope, Send
+from starlette.requests import Request
+from starlette.responses import Response
 
 from sathub.archive.access import HASH, visible_list_page
 from sathub.archive.edge import NOSNIFF, ArchiveError
 from sathub.archive.export.mbox import gzip_stream
+from sathub.archive.export.sending import ExportAnswer
+from sathub.archive.export.slots import SLOTS
 from sathub.archive.search.query import And, DateRange, Node
 from sathub.archive.search.request import MISSING, read_query
 from sathub.archive.store.email_sources import export_chunks
 from sathub.archive.store.search import matching_ids
 from sathub.archive.web_door import WebDoor
-from sathub.db.engines import DatabaseError, connect
-from sathub.server.connection_hooks import CONNECTION_HOOKS
-from sathub.web import engine_of, in_thread, settings_of
+from sathub.db.engines import connect
+from sathub.web import client_address, engine_of, in_thread, settings_of
 
 RETRY_AFTER = "10"  # seconds: exports are long, but a slot frees as soon as one ends
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # ASCII digits: \d would take ２０２０ too
 # HyperKitty's route takes any name without `/` or `@`; a name must also fit a quoted header value.
 _NAME = re.compile(r'[^/@"\\\x00-\x1f\x7f]+')
 _FILTERS = ("start", "end", "thread", "message", "q", "mlist")
-log = logging.getLogger("sathub.archive.export")
-
-
-class Slots:
-    """The exports running in this process (one event loop: no lock needed)."""
-
-    def __init__(self) -> None:
-        self.running = 0
-
-    def take(self, limit: int) -> bool:
-        if self.running >= limit:
-            return False
-        self.running += 1
-        return True
-
-    def give_back(self) -> None:
-        self.running -= 1
-
-
-SLOTS = Slots()
-
-
-class _Streaming(StreamingResponse):
-    """A streaming answer that gives its export slot back however it ends (done, failed, or
-    cancelled because the client went away before or while it was sent)."""
-
-    def __init__(self, body, headers: dict[str, str], release) -> None:
-        super().__init__(body, 200, headers)
-        self.release = release
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        except ClientDisconnect:
-            pass  # the client went away: the export stopped with the send that failed; nobody to answer
-        except DatabaseError as error:
-            # The answer has begun (200, part of the gzip): no error page can follow. Ending it
-            # would hand the client a download that looks whole; the connection is cut instead.
-            first_line = (str(error).strip().splitlines() or [""])[0]
-            log.warning(
-                "export %s cut: the database failed (%s: %s)", scope.get("path"), type(error).__name__, first_line
-            )
-            await _cut(scope)
-        finally:
-            self.release()
-
-
-async def _cut(scope: Scope) -> None:
-    """Abort the connection of the answer under way, when the server offers to (`sathub serve`'s
-    protocol, server/http_protocol.py); uvicorn sees the connection lost and says nothing more. A
-    server without the hook sees the app return before the answer's end, and closes it itself."""
-    hooks = scope.get("extensions", {}).get(CONNECTION_HOOKS)
-    if hooks is not None:
-        hooks.abort()
-        await asyncio.sleep(0)  # the transport's connection_lost runs before the app returns
 
 
 def _day(params: dict[str, str], name: str) -> datetime | None:
@@ -128,12 +73,10 @@ def export_filters(request: Request, *, of_search: bool = False) -> dict:
     """The filters of the query string, or ArchiveError 400 saying which is wrong. `query` is the
     parsed `q` (None without one), required by the search's export (`of_search`), which also takes
     `mlist` and neither `thread` nor `message`."""
-    params: dict[str, str] = {}
-    for name, value in request.query_params.multi_items():
-        if name in _FILTERS and (of_search or name != "mlist"):
-            if name in params:
-                raise ArchiveError(400, f"{name} is given twice.")
-            params[name] = value
+    # A parameter given twice is its last value, as the search's API, page and feed read `q`
+    # (Starlette's query_params do, as Django's QueryDict does, which HyperKitty's clients know).
+    given = request.query_params
+    params = {name: given[name] for name in _FILTERS if name in given and (of_search or name != "mlist")}
     if of_search:
         for name in ("thread", "message"):
             if name in params:
@@ -143,11 +86,18 @@ def export_filters(request: Request, *, of_search: bool = False) -> dict:
     for name in ("thread", "message"):
         if name in params and not HASH.fullmatch(params[name]):
             raise ArchiveError(400, f"{name} must be an id of 32 characters A-Z and 2-7.")
+    start, end = _day(params, "start"), _day(params, "end")
+    if start is not None and end is not None and end <= start:
+        raise ArchiveError(
+            400,
+            f"end must be after start (start={params['start']}, end={params['end']}): the export holds "
+            "the days from start up to end, end excluded (start=2020-01-06&end=2020-01-07 is 6 January).",
+        )
     filters = {
         "thread": params.get("thread"),
         "message": params.get("message"),
-        "start": _day(params, "start"),
-        "end": _day(params, "end"),
+        "start": start,
+        "end": end,
         "query": read_query(params["q"]).tree if "q" in params else None,
     }
     if of_search:
@@ -191,16 +141,20 @@ class Export(WebDoor):
             return response
         query = filters.pop("query", None)
         filters.pop("mlist", None)
-        if not SLOTS.take(settings_of(request).max_exports):
-            raise ArchiveError(503, "Too many exports are running; try again in a few seconds.")
+        settings, client = settings_of(request), client_address(request)
+        refusal = SLOTS.take(client, settings.max_exports)
+        if refusal is not None:
+            raise ArchiveError(503, refusal)
+        release = partial(SLOTS.give_back, client)
         try:
             ids = None if query is None else await in_thread(request, _matches, query, list_id, filters)
         except BaseException:
-            SLOTS.give_back()
+            release()
             raise
         engine = engine_of(request)
         chunks = export_chunks(partial(connect, engine), list_id, ids=ids, **filters)
-        return _Streaming(iterate_in_threadpool(gzip_stream(chunks)), headers, SLOTS.give_back)
+        body = iterate_in_threadpool(gzip_stream(chunks))
+        return ExportAnswer(body, headers, release, settings.export_write_timeout)
 
     def render_error(self, request: Request, error: ArchiveError) -> Response:
         response = super().render_error(request, error)

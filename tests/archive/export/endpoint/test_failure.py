@@ -16,6 +16,7 @@ from sqlalchemy.exc import OperationalError
 
 from sathub.app import create_app
 from sathub.archive.export import endpoint
+from sathub.archive.export.slots import SLOTS
 from sathub.archive.store import email_sources
 from tests.archive.source_fixtures import LIST, import_fixture
 from tests.live_server import free_port
@@ -76,4 +77,4 @@ def test_a_database_failing_mid_export_cuts_the_connection(engine, settings, tmp
     message = lines[0].getMessage()
     assert message.startswith("export /archive/") and "OperationalError" in message
     assert "\n" not in message
-    assert endpoint.SLOTS.running == 0
+    assert SLOTS.running == 0

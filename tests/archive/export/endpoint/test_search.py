@@ -132,7 +132,6 @@ def test_many_chunks_of_matches(client, engine, tmp_path, monkeypatch):
         ("?q=one%20AND", "the query ends where a word was expected (at character 8)"),
         ("?q=s:ab*", "a prefix needs at least 3 characters before '*' (at character 1)"),
         ("?q=" + "word%20" * 40, "more than 32 words"),
-        ("?q=one&q=two", "q is given twice"),
         ("?q=one&start=2020-02-30", "start must be a day"),
     ],
 )
