@@ -88,3 +88,37 @@ def test_catalog_add_refuses_text_over_255_characters_on_every_backend(engine, o
     result = CliRunner().invoke(main, ["catalog", "add", *arguments, "--database-url", url])
     assert result.exit_code == 2 and "at most 255 characters" in result.output
     assert "X-1" not in run(engine, "catalog", "list")
+
+
+@pytest.mark.parametrize(
+    "name, email, error",
+    [
+        ("a" * 65, "", "Error: An administrator name has at most 64 characters."),
+        ("a" * 256, "", "Error: An administrator name has at most 64 characters."),
+        ("", "", "Error: An administrator name cannot be blank."),
+        ("   ", "", "Error: An administrator name cannot be blank."),
+        ("ad\x00min", "", "Error: An administrator name can hold printable characters only."),
+        ("ad\tmin", "", "Error: An administrator name can hold printable characters only."),
+        ("ad\udcffmin", "", "Error: An administrator name can hold printable characters only."),
+        ("admin", "a" * 250 + "@x.org", "Error: An email address has at most 255 characters."),
+        ("admin", "a\x00@x.org", "Error: An email address can hold printable characters only."),
+    ],
+)
+def test_admin_add_user_refuses_what_no_account_can_hold(engine, name, email, error):
+    """Issue 40: a name over the column's 64 characters was a 500 (a traceback) on PostgreSQL, a
+    name saved on SQLite; a NUL (PostgreSQL) or an undecodable byte of the command line (a lone
+    surrogate) failed in the driver. One error line on both backends, nothing stored."""
+    result = CliRunner().invoke(
+        main,
+        ["admin", "add-user", name, "--email", email, "--database-url", engine.url.render_as_string(False)],
+        env={"SATHUB_ADMIN_PASSWORD": "correct horse"},
+    )
+    assert (result.exit_code, result.output) == (1, error + "\n")
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(users)).scalar_one() == 0
+
+
+def test_admin_add_user_takes_a_name_of_64_characters(engine):
+    run(engine, "admin", "add-user", "é" * 64, "--email", "a" * 247 + "@x.org", SATHUB_ADMIN_PASSWORD="correct horse")
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(users.c.username)).scalar_one() == "é" * 64

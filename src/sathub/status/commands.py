@@ -157,6 +157,9 @@ def admin_add_user(name, email, database_url) -> None:
     """Create (or reset the password of) administrator NAME.
 
     The password comes from SATHUB_ADMIN_PASSWORD, else it is asked on the terminal."""
+    problem = accounts.name_problem(name) or accounts.email_problem(email)
+    if problem:
+        raise click.ClickException(problem)
     password = os.environ.get("SATHUB_ADMIN_PASSWORD")
     if not password:
         password = getpass.getpass("Password: ")

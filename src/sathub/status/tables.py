@@ -57,7 +57,7 @@ rate_limits = sa.Table(
     "rate_limits",
     metadata,
     sa.Column("client", sa.String(128), primary_key=True),
-    sa.Column("window_start", sa.Integer, nullable=False),
+    sa.Column("window_start", sa.BigInteger, nullable=False),  # 0018: Unix times past 2038
     sa.Column("hits", sa.Integer, nullable=False),
 )
 

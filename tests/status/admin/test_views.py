@@ -104,7 +104,15 @@ def test_login_sets_a_signed_httponly_strict_cookie_and_redirects_to_the_dashboa
 
 @pytest.mark.parametrize(
     "username, password",
-    [("admin", "wrong"), ("nobody", "correct horse"), ("admin' OR '1'='1", "x' OR '1'='1"), ("", "")],
+    [
+        ("admin", "wrong"),
+        ("nobody", "correct horse"),
+        ("admin' OR '1'='1", "x' OR '1'='1"),
+        ("", ""),
+        # no account has such a name; a NUL was a 500 on PostgreSQL, which cannot bind it (issue 40)
+        ("admin\x00", "correct horse"),
+        ("a" * 300, "correct horse"),
+    ],
 )
 def test_failed_logins_all_say_the_same(client, seeded, username, password):
     response = client.post(

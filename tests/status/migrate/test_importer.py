@@ -302,7 +302,11 @@ def upstream_url():
         )
         conn.execute(
             sa.text("INSERT INTO users (username, password, email) VALUES (:u, :p, :e)"),
-            [{"u": "admin", "p": admin_hash, "e": None}, {"u": "", "p": "x", "e": ""}],
+            [
+                {"u": "admin", "p": admin_hash, "e": None},
+                {"u": "", "p": "x", "e": ""},
+                {"u": "ad\x00min", "p": admin_hash, "e": ""},  # a name no account here can hold
+            ],
         )
     upstream.dispose()
     yield url.render_as_string(hide_password=False)
@@ -325,7 +329,7 @@ def test_mariadb_import_through_the_command_line(engine, upstream_url):
         "unknown report value: 1",
         "empty callsign: 1",
         "Satellites:     2 added, 1 skipped",
-        "Administrators: 1 added, 1 skipped",
+        "Administrators: 1 added, 2 skipped",
     ):
         assert line in first.output
     assert sorted(stored(engine), key=lambda row: (row[1], row[2], row[3])) == sorted(
@@ -345,7 +349,7 @@ def test_mariadb_import_through_the_command_line(engine, upstream_url):
     assert "stored new:       0" in second.output and "already present:  4" in second.output
     assert "replaced:         0" in second.output
     assert "Satellites:     0 added, 2 unchanged, 1 skipped" in second.output
-    assert "Administrators: 0 added, 1 unchanged, 1 skipped" in second.output
+    assert "Administrators: 0 added, 1 unchanged, 2 skipped" in second.output
     assert ids(engine) == before
 
 

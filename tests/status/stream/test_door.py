@@ -31,10 +31,21 @@ from tests.status.stream.sse import Listener
         ("?status=Loud", {}, 400, "invalid_status", None),
         ("?name=AO-91&name=NO-SUCH-SAT", {}, 404, "satellite_not_found", {"name": "NO-SUCH-SAT"}),
         ("?" + "&".join(["name=AO-91"] * 101), {}, 400, "invalid_parameter", {"name": 101}),
+        # a filter given filters (issue 40): blank or with a NUL, a 400 naming it, not every event
+        ("?name=", {}, 400, "invalid_parameter", {"name": ""}),
+        ("?name=%00", {}, 400, "invalid_parameter", {"name": "\x00"}),
+        ("?status=%00", {}, 400, "invalid_parameter", {"status": "\x00"}),
+        ("?last_event_id=%00", {}, 400, "invalid_parameter", {"last_event_id": "\x00"}),
+        ("?last_event_id=", {}, 400, "invalid_parameter", {"last_event_id": ""}),
+        # one past the largest event id (report_events.id is a BIGINT): no server ever gave it
+        ("", {"Last-Event-ID": str(2**63)}, 400, "invalid_parameter", {"Last-Event-ID": str(2**63)}),
+        (f"?last_event_id={2**63}", {}, 400, "invalid_parameter", {"last_event_id": str(2**63)}),
     ],
 )
 def test_refusals_are_the_envelope(client, engine, query, headers, status, code, details):
     seed_catalog(engine)
+    # HEAD first: a request wrongly accepted would open a stream, and a GET of it never ends
+    assert client.head(f"/api/v2/stream{query}", headers=headers).status_code == status
     response = client.get(f"/api/v2/stream{query}", headers=headers)
     assert response.status_code == status
     assert response.headers["content-type"] == "application/json; charset=utf-8"
@@ -52,6 +63,14 @@ def test_methods(client, engine):
     head = client.head("/api/v2/stream?name=ao-91&status=Telemetry")  # aliases accepted, as v1 does
     assert head.status_code == 200 and head.headers["content-type"] == "text/event-stream; charset=utf-8"
     assert head.content == b""
+
+
+@pytest.mark.parametrize("last", ["9223372036854775807", "0", "000000000000000000000042"])
+def test_every_event_id_a_bigint_holds_is_a_position(client, engine, last):
+    """api-v2.md: Last-Event-ID is an event id, 0 to 2^63 - 1 (the largest a BIGINT id holds)."""
+    seed_catalog(engine)
+    for headers, query in (({"Last-Event-ID": last}, ""), ({}, f"?last_event_id={last}")):
+        assert client.head(f"/api/v2/stream{query}", headers=headers).status_code == 200
 
 
 def test_a_submit_php_report_is_an_event(client, engine):

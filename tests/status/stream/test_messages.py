@@ -131,12 +131,23 @@ def test_gap():
     assert (body["after"], body["resumed_at"]) == (10, 25)
 
 
-@pytest.mark.parametrize(("raw", "position"), [(None, None), ("", None), ("  ", None), ("42", 42), (" 7 ", 7)])
+@pytest.mark.parametrize(
+    ("raw", "position"),
+    [
+        (None, None),
+        ("", None),
+        ("  ", None),
+        ("42", 42),
+        (" 7 ", 7),
+        ("9223372036854775807", 2**63 - 1),  # the largest id report_events.id (BIGINT) holds
+        ("0" * 30 + "42", 42),
+    ],
+)
 def test_last_event_id(raw, position):
     assert parse_last_event_id(raw) == position
 
 
-@pytest.mark.parametrize("raw", ["-1", "1.5", "abc", "١٢", "9" * 19, "0x10"])
+@pytest.mark.parametrize("raw", ["-1", "1.5", "abc", "١٢", "9" * 19, "9223372036854775808", "1" * 5000, "0x10"])
 def test_last_event_id_refused(raw):
     with pytest.raises(ValueError):
         parse_last_event_id(raw)

@@ -137,7 +137,7 @@ def _is_current(conn, session: sessions.Session) -> bool:
 def _count_attempt(conn, address: str, start: int, username: str):
     """This client's login attempts in the window, this one included, and the user's account."""
     hits = accounts.count_hit(conn, rate_limit.client_key("login", address), start)
-    return hits, accounts.admin_user(conn, username) if username else None
+    return hits, accounts.admin_user(conn, username)
 
 
 async def login_form(request: Request) -> Response:

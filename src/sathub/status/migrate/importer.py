@@ -20,14 +20,11 @@ from sathub.db.engines import Connection, Engine
 from sathub.status.migrate.legacy_sources import SourceError, open_source
 from sathub.status.migrate.rows import SlotWindow, catalog_names, clean_report
 from sathub.status.store import accounts, catalog, writes
-from sathub.status.tables import column_length, users
 
 __all__ = ["BATCH_SIZE", "ImportSummary", "SourceError", "Tally", "run"]
 
 # Reports per INSERT statement: 8 bound values each stays far below SQLite's and PostgreSQL's limits.
 BATCH_SIZE = 1000
-
-_MAX_USERNAME = column_length(users.c.username)
 
 
 @dataclass
@@ -160,12 +157,13 @@ def _import_users(conn: Connection, source_accounts: list[dict]) -> Tally:
     tally = Tally()
     for account in source_accounts:
         username, password = (account["username"] or "").strip(), account["password"] or ""
-        if not username or not password or len(username) > _MAX_USERNAME:
+        email = (account["email"] or "").strip()
+        if not password or accounts.name_problem(username) or accounts.email_problem(email):
             tally.skipped += 1
             continue
         existing = accounts.password_hash_of(conn, username)
         if existing is None:
-            accounts.save_user(conn, username, password, (account["email"] or "").strip())
+            accounts.save_user(conn, username, password, email)
             tally.added += 1
         elif existing == password:
             tally.unchanged += 1

@@ -9,10 +9,35 @@ from sqlalchemy.engine import Connection
 from sathub.db.dialect import insert_for
 from sathub.db.group_commit import hold_writers_lock
 from sathub.status import rate_limit
-from sathub.status.tables import rate_limits, users
+from sathub.status.tables import column_length, rate_limits, users
 
 # Moving a user's session generation on ends every session issued before (migration 0005).
 _next_generation = users.c.session_generation + 1
+
+NAME_LIMIT = column_length(users.c.username)
+EMAIL_LIMIT = column_length(users.c.email)
+
+
+def name_problem(username: str) -> str | None:
+    """Why no account can be named `username`, else None: blank, longer than its column (which
+    PostgreSQL refuses and SQLite would keep), or holding what is not printable text (a NUL,
+    which PostgreSQL cannot bind; a lone surrogate, which no driver can encode: an undecodable
+    byte of a command line arrives as one)."""
+    if not username.strip():
+        return "An administrator name cannot be blank."
+    return _text_problem("An administrator name", username, NAME_LIMIT)
+
+
+def email_problem(email: str) -> str | None:
+    return _text_problem("An email address", email, EMAIL_LIMIT)
+
+
+def _text_problem(what: str, text: str, limit: int) -> str | None:
+    if len(text) > limit:
+        return f"{what} has at most {limit} characters."
+    if not text.isprintable():
+        return f"{what} can hold printable characters only."
+    return None
 
 
 def save_user(conn: Connection, username: str, password_hash: str, email: str = "") -> None:
@@ -27,7 +52,10 @@ def save_user(conn: Connection, username: str, password_hash: str, email: str = 
 
 
 def admin_user(conn: Connection, username: str) -> sa.Row | None:
-    """(password, session_generation) of a user."""
+    """(password, session_generation) of a user; none for a name no account can have, without
+    asking the database (a login form's NUL would fail on PostgreSQL)."""
+    if name_problem(username) is not None:
+        return None
     query = sa.select(users.c.password, users.c.session_generation).where(users.c.username == username)
     return conn.execute(query).first()
 

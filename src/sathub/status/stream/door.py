@@ -21,7 +21,6 @@ from starlette.types import Receive, Scope, Send
 
 from sathub.db.engines import UNREACHABLE
 from sathub.server.connection_hooks import CONNECTION_HOOKS
-from sathub.status.api import php_query
 from sathub.status.api.responses import ApiError
 from sathub.status.api.v2 import params
 from sathub.status.api.v2.answers import API_VERSION, endpoint
@@ -83,8 +82,10 @@ async def _names(request: Request) -> frozenset[str]:
 
 
 def _resume_from(request: Request) -> int | None:
+    """An empty Last-Event-ID header is no position (for EventSource an empty last event ID is
+    none); `last_event_id` is a v2 parameter, read by v2's rule (a blank one: 400)."""
     header = request.headers.get("last-event-id")
-    raw = header if header is not None else php_query.text(request, "last_event_id")
+    raw = header if header is not None else params.text(request, "last_event_id")
     try:
         return parse_last_event_id(raw)
     except ValueError:

@@ -24,6 +24,9 @@ HEARTBEAT = b": heartbeat\n\n"
 # Sent first: how long a browser waits before it reconnects (ms), and a comment that flushes
 # the headers through proxies that wait for a first byte of body.
 PREAMBLE = b"retry: 2000\n: sathub stream\n\n"
+# The largest event id: report_events.id and the counter that gives it (data_revision.last_event_id)
+# are BIGINTs, so every id a server sent fits, and a larger Last-Event-ID was never sent.
+MAX_EVENT_ID = 2**63 - 1
 # The status of a cell whose report value a `status` filter names.
 STATE_OF_VALUE = {"Heard": "heard", "Telemetry Only": "telemetry", "Not Heard": "not_heard", "Crew Active": "crew"}
 
@@ -140,11 +143,15 @@ def gap(after: int, oldest: int) -> bytes:
 
 
 def parse_last_event_id(text: str | None) -> int | None:
-    """The position a client resumes from: a Last-Event-ID of decimal digits, else None when
-    absent or empty (start from now). ValueError for anything else."""
+    """The position a client resumes from: a Last-Event-ID of decimal digits naming an event id
+    (0 to MAX_EVENT_ID), else None when absent or empty (start from now). ValueError for
+    anything else, a number no event ever had included."""
     if text is None or not text.strip():
         return None
     text = text.strip()
-    if not text.isascii() or not text.isdigit() or len(text) > 18:
+    if not text.isascii() or not text.isdigit() or len(text.lstrip("0")) > len(str(MAX_EVENT_ID)):
         raise ValueError(text)
-    return int(text)
+    position = int(text)
+    if position > MAX_EVENT_ID:
+        raise ValueError(text)
+    return position

@@ -2,6 +2,8 @@
 expected values are docs/api-v2.md's: its example cursor, the 100 names, `order`'s two words,
 integers as decimal digits, and `until` at or after the reported time HH:30:00."""
 
+import base64
+import json
 from datetime import UTC, date, datetime
 from urllib.parse import urlencode
 
@@ -52,8 +54,8 @@ def test_a_search_is_known_by_its_filters_and_order():
     assert params.fingerprint("AO-91", True) != params.fingerprint("AO-91", False)
 
 
-def test_names_are_trimmed_without_blanks_or_repeats_and_at_most_100():
-    given = request(("name", " AO-91 "), ("name", ""), ("name", "FO-29"), ("name", "AO-91"))
+def test_names_are_trimmed_without_repeats_and_at_most_100():
+    given = request(("name", " AO-91 "), ("name", "FO-29"), ("name", "AO-91"))
     assert params.names(given) == ("AO-91", "FO-29")
     assert params.names(request(*[("name", "AO-91")] * 100)) == ("AO-91",)
     error = refusal(params.names, request(*[("name", "AO-91")] * 101))
@@ -91,8 +93,44 @@ def test_until_includes_the_hours_read_at_or_before_it(until, hour):
     assert params.last_included_hour(until) == hour
 
 
-def test_text_filters_are_trimmed_and_blank_is_not_given():
+def test_text_filters_are_trimmed():
     assert params.text(request(("callsign", "  w1aw ")), "callsign") == "w1aw"
-    assert params.text(request(("callsign", "  ")), "callsign") is None
+    assert params.text(request(), "callsign") is None
     assert params.status(request(("status", "telemetry"))) == "Telemetry Only"  # version 1's alias
     assert refusal(params.grid_square, request(("grid_square", "ZZ99"))).code == "invalid_grid_square"
+
+
+# A filter given filters (issue 40): a blank value, or one holding a NUL (which PHP's trim would
+# make blank), is a 400 naming the parameter, never an unfiltered answer.
+REFUSED_TEXT = ["", "  ", "\x00", " \x00 ", "AO\x0091"]
+
+
+@pytest.mark.parametrize("raw", REFUSED_TEXT)
+@pytest.mark.parametrize("name", ["callsign", "grid_square", "status", "since", "until", "cursor"])
+def test_a_blank_text_parameter_or_one_with_a_nul_is_refused_naming_it(name, raw):
+    error = refusal(params.text, request(("callsign", "W1AW"), (name, raw)), name)
+    assert (error.status, error.code, error.details) == (400, "invalid_parameter", {name: raw})
+    assert f"'{name}'" in error.message
+
+
+@pytest.mark.parametrize("raw", REFUSED_TEXT)
+def test_a_blank_name_or_one_with_a_nul_is_refused(raw):
+    error = refusal(params.names, request(("name", "AO-91"), ("name", raw), ("name", "FO-29")))
+    assert (error.status, error.code, error.details) == (400, "invalid_parameter", {"name": raw})
+
+
+def forged(name_key: str, callsign_key: str = "K1ABC") -> str:
+    """A cursor of the documented search whose texts a client chose (JSON escapes them, as
+    any encoder may: a lone surrogate travels as \\ud800)."""
+    document = [1, "bc4ed2083e26ef52", "2026-11-25", 20, 1, name_key, callsign_key]
+    return base64.urlsafe_b64encode(json.dumps(document).encode()).decode().rstrip("=")
+
+
+@pytest.mark.parametrize(
+    ("name_key", "callsign_key"),
+    [("\ud800", "K1ABC"), ("ao-91", "\udfff"), ("ao\ud83d", "K1ABC"), ("ao-91\x00", "K1ABC"), ("ao-91", "\x00")],
+)
+def test_a_cursor_with_text_no_stored_row_holds_is_refused(name_key, callsign_key):
+    assert params.read_cursor(forged("ao-91"), "bc4ed2083e26ef52") == DOCUMENTED_KEY  # the forgery itself reads
+    error = refusal(params.read_cursor, forged(name_key, callsign_key), "bc4ed2083e26ef52")
+    assert (error.status, error.code) == (400, "invalid_cursor")

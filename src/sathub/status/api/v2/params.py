@@ -4,7 +4,9 @@ Stricter than version 1 (a new API need not copy PHP's lenient number parsing): 
 decimal digits within its range and `order` one of its two words, exactly as the document says,
 anything else (an empty value included) a 400 `invalid_parameter` naming the parameter and the
 raw value. A repeated `name` means several satellites; for the other parameters the last
-occurrence wins, as in version 1. Text filters are trimmed, and blank means not given."""
+occurrence wins, as in version 1. Text parameters are trimmed; a parameter given filters, so one
+left blank is refused like a bad integer, not read as absent (which answered `name=` and
+`name=%00` with every satellite's reports)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from starlette.requests import Request
 from sathub.status import rules, times
 from sathub.status.api.responses import ApiError
 from sathub.status.store.report_walk import Hour, Key
+from sathub.status.store.text import storable
 
 _DIGITS = re.compile(r"[0-9]{1,6}")
 _SMALLINT = 2**15  # the hour and period columns (SMALLINT): a larger value would fail on PostgreSQL
@@ -28,21 +31,30 @@ MAX_NAMES = 100  # a walk reads one branch per name (store.report_walk), and SQL
 
 
 def names(request: Request) -> tuple[str, ...]:
-    """Every non-blank `name`, in order, without repeats; given more than MAX_NAMES times (blank
-    or repeated ones counted, as the document counts items) is a 400."""
+    """Every `name`, trimmed, in order, without repeats; given more than MAX_NAMES times
+    (repeated ones counted, as the document counts items) or one of them blank is a 400."""
     given = request.query_params.getlist("name")
     if len(given) > MAX_NAMES:
         message = f"Parameter 'name' may be given at most {MAX_NAMES} times."
         raise ApiError(400, "invalid_parameter", message, {"name": len(given)})
-    trimmed = (rules.php_trim(value) for value in given)
-    return tuple(dict.fromkeys(name for name in trimmed if name))
+    return tuple(dict.fromkeys(_filled("name", value) for value in given))
 
 
 def text(request: Request, name: str) -> str | None:
+    """The last `name`, trimmed; None when not given."""
     values = request.query_params.getlist(name)
-    if not values:
-        return None
-    return rules.php_trim(values[-1]) or None
+    return _filled(name, values[-1]) if values else None
+
+
+def _filled(name: str, raw: str) -> str:
+    """A text parameter's value, trimmed; 400 when that leaves nothing or it holds a NUL. PHP's
+    trim removes NUL, which made `%00` blank; inside a value no stored text has one (the
+    writes turn it into U+FFFD, store/text.py), so it can only ask for nothing."""
+    value = rules.php_trim(raw)
+    if not value or "\x00" in raw:
+        message = f"Parameter '{name}' must not be blank or hold a NUL character."
+        raise ApiError(400, "invalid_parameter", message, {name: raw})
+    return value
 
 
 def integer(request: Request, name: str, default: int, low: int, high: int) -> int:
@@ -133,7 +145,7 @@ def read_cursor(text: str, search: str) -> Key:
     except (ValueError, TypeError, UnicodeDecodeError):
         raise _invalid_cursor() from None
     ints_ok = all(type(n) is int and -_SMALLINT <= n < _SMALLINT for n in (hour, period))
-    texts_ok = isinstance(name_key, str) and isinstance(callsign_key, str)
+    texts_ok = all(isinstance(t, str) and storable(t) for t in (name_key, callsign_key))
     if version != 1 or made_for != search or not ints_ok or not texts_ok:
         raise _invalid_cursor()
     return key

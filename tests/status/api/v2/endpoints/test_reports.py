@@ -2,6 +2,8 @@
 one api-v2.md states (time, then satellite and callsign, case-folded), computed here from the
 stored rows; the walk is checked while reports are written between its pages."""
 
+import base64
+import json
 import random
 from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlsplit
@@ -190,3 +192,66 @@ def test_at_most_100_names(client, seeded):
     store_report(seeded, "AO-91", START)
     spellings = [("name", "AO-91" if n % 2 else "ao-91 ") for n in range(99)] + [("name", "FO-29")]
     assert client.get("/api/v2/reports", params=spellings).json()["meta"]["count"] == 1
+
+
+def test_a_forged_cursor_whose_text_no_driver_can_encode_is_a_400(client, seeded):
+    """Issue 40, hole 10: a cursor of this very search whose satellite is a lone surrogate (JSON
+    escapes it as \\ud800) was a 500, UnicodeEncodeError in the driver."""
+    for hour in range(2):
+        store_report(seeded, "AO-91", START + timedelta(hours=hour))
+    following = client.get("/api/v2/reports", params={"limit": 1}).json()["links"]["next"]
+    cursor = parse_qs(urlsplit(following).query)["cursor"][0]
+    version, search, day, hour, period, _, callsign = json.loads(base64.urlsafe_b64decode(cursor + "=="))
+    for name_key in ("\ud800", "ao-91\x00"):
+        document = json.dumps([version, search, day, hour, period, name_key, callsign]).encode()
+        forged = base64.urlsafe_b64encode(document).decode().rstrip("=")
+        response = client.get("/api/v2/reports", params={"limit": 1, "cursor": forged})
+        assert response.status_code == 400
+        assert response.json() == {
+            "error": {
+                "code": "invalid_cursor",
+                "message": "Parameter 'cursor' is not a cursor of this search.",
+                "status": 400,
+            }
+        }
+
+
+@pytest.mark.parametrize("path", ["/api/v2/reports", "/api/v2/grid-squares"])
+@pytest.mark.parametrize(
+    "query, details",
+    [
+        ("name=%00", {"name": "\x00"}),
+        ("name=", {"name": ""}),
+        ("name=AO-91&name=+", {"name": " "}),
+        ("name=AO%0091", {"name": "AO\x0091"}),
+    ],
+)
+def test_a_blank_name_or_one_with_a_nul_is_a_400_not_every_report(client, seeded, path, query, details):
+    """Issue 40: `name=%00` and `name=` answered every satellite's reports, unfiltered."""
+    store_report(seeded, "AO-91", START)
+    response = client.get(f"{path}?{query}")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (error["code"], error["details"]) == ("invalid_parameter", details)
+    assert "'name'" in error["message"]
+
+
+@pytest.mark.parametrize(
+    "query, name",
+    [
+        ("callsign=", "callsign"),
+        ("callsign=%00", "callsign"),
+        ("callsign=W1AW%00", "callsign"),
+        ("grid_square=%00", "grid_square"),
+        ("status=", "status"),
+        ("since=%00", "since"),
+        ("until=", "until"),
+        ("cursor=", "cursor"),
+    ],
+)
+def test_every_blank_text_filter_is_a_400_naming_it(client, seeded, query, name):
+    store_report(seeded, "AO-91", START, callsign="W1AW")
+    response = client.get(f"/api/v2/reports?{query}")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid_parameter" and list(error["details"]) == [name]
