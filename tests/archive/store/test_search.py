@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from urllib.parse import quote
 
 import pytest
 import sqlalchemy as sa
@@ -28,6 +29,8 @@ from sathub.archive.tables import PRIVATE, attachments, emails, mailing_lists
 from sathub.db import connect
 from tests.archive.api_fixtures import seed_archive
 from tests.archive.corpus import CORPUS_GROUP
+from tests.archive.import_fixtures import archive as mbox
+from tests.archive.import_fixtures import day, message, run
 from tests.archive.search.brute import Doc, matches, normal_words
 
 BODY_LIMIT, POSITIONS, PER_WORD = 250_000, 16_383, 256
@@ -202,3 +205,59 @@ def test_dates_and_lists_asked_with_words_leave_their_scores_alone(engine):
     for narrowed in ("welcome d:2000..2100", "welcome l:dev@example.org"):
         found = scores(engine, narrowed)
         assert found and found == pytest.approx({email_id: alone[email_id] for email_id in found}), narrowed
+
+
+# -- what private mail tells ----------------------------------------------------------------------
+
+PUBLIC_LIST = "dev@lists.example.org"
+# `alpha` and `beta` each in one public email of the same length, the `alpha` one newer: they tie
+# and the newer comes first. Private mail saying `alpha` must neither lower its score nor reorder.
+PUBLIC_MAIL = [
+    message("one", subject="alpha report", body="alpha\n", date=day(2)),
+    message("two", subject="beta report", body="beta\n", date=day(1)),
+    *(message(f"filler{n}", subject=f"gamma report {n}", body="gamma\n", date=day(3 + n)) for n in range(6)),
+]
+# Five emails saying `alpha` again and again, on another list.
+ALPHAS = [message(f"alpha{n}", subject="alpha alpha", body="alpha\n", date=day(20 + n)) for n in range(5)]
+PUBLIC_ANSWERS = [
+    f"{prefix}?q={quote(query)}{extra}"
+    for prefix in ("/archive/api/search/", "/archive/search")
+    for query in ("alpha OR beta", "alpha", "s:alpha OR s:beta", "report", "alpha -beta")
+    for extra in ("", "&sort=date-desc", f"&mlist={quote(PUBLIC_LIST)}")
+]
+
+
+def public_answers(client) -> list[bytes]:
+    answers = [client.get(path) for path in PUBLIC_ANSWERS]
+    assert [answer.status_code for answer in answers] == [200] * len(answers)
+    return [answer.content for answer in answers]
+
+
+def test_private_mail_changes_no_public_answer(engine, client, tmp_path):
+    """FTS5's bm25 weighs a word by how many emails of its whole index hold it: 30 private emails
+    saying "candidate" moved a public score (8.256 -> 8.087) and 5 reordered two results (issue
+    40), which told what private mail says. Public answers are the same bytes after a private
+    import, on both backends."""
+    run(engine, mbox(tmp_path, "public.mbox", *PUBLIC_MAIL), list_name=PUBLIC_LIST)
+    before = public_answers(client)
+    assert b'"count":2' in before[0]  # one and two, found and ranked
+    run(engine, mbox(tmp_path, "private.mbox", *ALPHAS), list_name="secret@lists.example.org", private=True)
+    assert public_answers(client) == before
+
+
+def test_a_list_made_private_takes_its_mail_out_of_public_scores(engine, client, tmp_path):
+    """A public list turned private (Mailman's policy, or an import with --private) leaves the
+    public answers as they were before it had mail; turned public again, as they were then."""
+    run(engine, mbox(tmp_path, "public.mbox", *PUBLIC_MAIL), list_name=PUBLIC_LIST)
+    alone = public_answers(client)
+    run(engine, mbox(tmp_path, "other.mbox", *ALPHAS), list_name="other@lists.example.org")
+    beside = public_answers(client)
+    assert beside != alone
+    for policy, expected in ((PRIVATE, alone), ("public", beside)):
+        with engine.begin() as conn:
+            conn.execute(
+                mailing_lists.update()
+                .where(mailing_lists.c.name == "other@lists.example.org")
+                .values(archive_policy=policy)
+            )
+        assert public_answers(client) == expected, policy

@@ -1,7 +1,8 @@
 """SQLite's statements of a search (archive/store/search_fts5.py) on the hand-built archive of
 api_fixtures: by date, reading and sorting the matches' dates and walking the index of dates (from
 WALK_FROM matches) give the same pages, the order of the fixtures' dates; a tree without words
-reads the emails themselves, newest first. The expected order is the fixtures' dates, sorted here."""
+reads the emails themselves, newest first. The expected order is the fixtures' dates, sorted here.
+The index holds the mail of lists that are not private, whatever happens to the lists."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sqlalchemy as sa
 from sathub.archive.search.query import parse
 from sathub.archive.store import search, search_fts5
 from sathub.archive.store.listing import Page
+from sathub.archive.tables import mailing_lists
 from sathub.db import connect
 from tests.archive.api_fixtures import MAILS, seed_archive
 from tests.conftest import BACKENDS
@@ -62,3 +64,28 @@ def test_a_tree_without_words_reads_the_emails_newest_first(engine):
     # Dates alone are facets, which FTS5 finds but cannot rank: every email is tested, none scored.
     assert any("FROM emails JOIN mailing_lists" in statement for statement in ran)
     assert not any("bm25" in statement for statement in ran)
+
+
+def indexed(engine) -> set[int]:
+    """The ids of the emails FTS5's index holds (its table of lengths has a row each), after FTS5
+    checked the index against the view it reads, every row of each (`integrity-check`, 1)."""
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO email_search(email_search, rank) VALUES ('integrity-check', 1)"))
+        return set(conn.scalars(sa.text("SELECT id FROM email_search_docsize")))
+
+
+def test_the_index_holds_the_mail_of_lists_that_are_not_private_whatever_their_changes(engine):
+    """bm25 counts words over the whole index (migration 0017): a list's mail joins and leaves it
+    with the list's policy, in the transaction that changes it, and leaves it before a deleted
+    list's emails are deleted (after the list's row, when the view no longer shows them)."""
+    ids = seed_archive(engine)
+    public = {email_id for key, email_id in ids.items() if key != "P"}
+    assert indexed(engine) == public
+    for policy, expected in (("public", public | {ids["P"]}), ("never", public | {ids["P"]}), ("private", public)):
+        with engine.begin() as conn:
+            changed = mailing_lists.update().where(mailing_lists.c.name == "private@example.org")
+            conn.execute(changed.values(archive_policy=policy))
+        assert indexed(engine) == expected, policy
+    with engine.begin() as conn:
+        conn.execute(mailing_lists.delete().where(mailing_lists.c.name == "dev@example.org"))
+    assert indexed(engine) == {ids["X"]}

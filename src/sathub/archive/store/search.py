@@ -107,10 +107,9 @@ class _Compiler:
         if isinstance(node, Exact) and node.field == "m":
             return backend.message_id(node.value)
         if isinstance(node, Exact):
-            return (
-                backend.list_id
-                == sa.select(mailing_lists.c.id).where(mailing_lists.c.name == node.value).scalar_subquery()
-            )
+            # IN, not `=` a scalar subquery: for a list that is not there that is NULL, and its
+            # NOT (`-l:nowhere@x`) NULL again, which found no email instead of every one.
+            return backend.list_id.in_(sa.select(mailing_lists.c.id).where(mailing_lists.c.name == node.value))
         raise TypeError(node)
 
     def parts(self, tree: Node) -> tuple[list[Node], list[Node], list[Node]] | None:
@@ -201,8 +200,8 @@ def _compiler(conn: Connection) -> _Compiler:
 # SQLAlchemy's compiled cache was a tenth of a search's time, and a reader paging through results,
 # or many asking the same, ask the same statements again.
 @lru_cache(maxsize=64)
-def _compiler_for(lists: tuple[tuple[int, str, str], ...] | None) -> _Compiler:
-    """PostgreSQL's (`lists` None), or SQLite's for these lists (id, name, policy)."""
+def _compiler_for(lists: tuple[tuple[int, str], ...] | None) -> _Compiler:
+    """PostgreSQL's (`lists` None), or SQLite's for these lists (id, name)."""
     return _Compiler(search_pg.PostgresSearch() if lists is None else search_fts5.SqliteSearch(lists))
 
 

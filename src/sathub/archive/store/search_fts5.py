@@ -1,9 +1,10 @@
 """SQLite's statements of a search (archive/store/search.py hands it the tree's parts): the FTS5
-table `email_search` matches (`MATCH`) and ranks (`bm25`). The list asked for and the private lists
-left out are facets of the match (migration 0015: archive/search/facets.py), so without other
-predicates (`m:`) FTS5 alone finds, windows and counts; `emails` is read for the window's dates,
-`m:`, and by date. A tree without words to find (dates and lists alone, which the index finds but
-cannot rank) reads and tests the emails instead."""
+table `email_search` matches (`MATCH`) and ranks (`bm25`). It holds the mail of lists that are not
+private alone (migration 0017), so that bm25's statistics are public mail's: what it finds is
+public. The list asked for is a facet of the match (migration 0015: archive/search/facets.py), so
+without other predicates (`m:`) FTS5 alone finds, windows and counts; `emails` is read for the
+window's dates, `m:`, and by date. A tree without words to find (dates and lists alone, which the
+index finds but cannot rank) reads and tests the emails instead."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from sathub.archive.search.query import And, Node
 from sathub.archive.store.listing import COUNT
 from sathub.archive.tables import PRIVATE, emails, mailing_lists
 
-# The index of migrations 0010 and 0015, named here only (not part of tables.metadata: the
+# The index of migrations 0010, 0015 and 0017, named here only (not part of tables.metadata: the
 # migrations and their triggers own it, and nothing but them writes it).
 _FTS = sa.table("email_search", sa.column("rowid", sa.Integer))
 _FTS_NAME: sa.ColumnElement = sa.literal_column("email_search")
@@ -28,29 +29,28 @@ NO_TOTAL = sa.null().label("total")
 # matches (their ids read once) beats reading and sorting every match's date. Each match joined
 # costs ~0.4 µs; the walk reads about (offset + limit) x emails / matches entries.
 WALK_FROM = 1_000
-_LISTS = sa.select(mailing_lists.c.id, mailing_lists.c.name, mailing_lists.c.archive_policy)
+_LISTS = sa.select(mailing_lists.c.id, mailing_lists.c.name)
 _PUBLIC = sa.and_(
     mailing_lists.c.id == emails.c.list_id,
     mailing_lists.c.archive_policy != PRIVATE,
 )
 
 
-def lists(conn: Connection) -> tuple[tuple[int, str, str], ...]:
-    """(id, name, archive policy) of every list: FTS5 asks for lists by their facets."""
-    return tuple(tuple(row) for row in conn.execute(_LISTS))
+def lists(conn: Connection) -> tuple[tuple[int, str], ...]:
+    """(id, name) of every list: FTS5 asks for lists by their facets."""
+    return tuple((list_id, name) for list_id, name in conn.execute(_LISTS))
 
 
 class SqliteSearch:
     """What archive/store/search.py asks of a backend, for SQLite: the columns of the rows a search
     reads (the emails'), the tree's parts as FTS5 expressions, and the statements. `lists` (id,
-    name, policy): the facets of the lists."""
+    name): the facets of the lists."""
 
-    def __init__(self, lists: tuple[tuple[int, str, str], ...]) -> None:
+    def __init__(self, lists: tuple[tuple[int, str], ...]) -> None:
         self.id: sa.ColumnElement = emails.c.id
         self.date: sa.ColumnElement = emails.c.date
         self.list_id: sa.ColumnElement = emails.c.list_id
-        self.list_ids = {name: list_id for list_id, name, _ in lists}
-        self.private_ids = [list_id for list_id, _, policy in lists if policy == PRIVATE]
+        self.list_ids = {name: list_id for list_id, name in lists}
 
     def express(self, node: Node) -> str | None:
         return fts_expression(node, self.list_ids)
@@ -89,9 +89,6 @@ class SqliteSearch:
         expression = str(self.express(items[0] if len(items) == 1 else And(tuple(items))))
         if list_id is not None:
             expression = f"{expression} AND {facets_expression([facets.list_word(list_id)])}"
-        if self.private_ids:
-            private = facets_expression([facets.list_word(i) for i in self.private_ids])
-            expression = f"({expression}) NOT {private}"
         return _indexed(expression, predicates, sort, walk=walk, window=window)
 
 
