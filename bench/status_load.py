@@ -10,6 +10,10 @@ endpoint, interleaved so that the machine's noise hits them alike:
 - static: the same bytes from a bare ASGI app under the same HTTP edge (the ceiling).
 
     python -m bench.status_load --database-url sqlite:///bench/out/status.db [--duration 3 --rounds 2]
+    python -m bench.status_load --database-url URL --only POST --api-rate-per-minute 1000000000
+
+The cached server counts no POST (its clients, all on 127.0.0.1, stand for many) unless
+--api-rate-per-minute gives it a limit: a large one counts every POST as a deployment does.
 
 Figures are medians over the rounds; ratios are to the static server's req/s of the same rounds.
 CPU is the server processes' CPU time per request, which the machine's other jobs disturb less
@@ -89,6 +93,13 @@ def main() -> None:
         help="only the endpoints whose label contains LABEL (repeatable), e.g. --only summary",
     )
     parser.add_argument("--no-miss", action="store_true", help="skip the miss server (a third of the time)")
+    parser.add_argument(
+        "--api-rate-per-minute",
+        type=int,
+        default=0,
+        help="the cached server's limit of POSTs per client and minute (default 0: not counted; a large one "
+        "counts every POST, as a deployment does, without refusing any)",
+    )
     args = parser.parse_args()
     require_wrk()
     endpoints = [e for e in ENDPOINTS if not args.only or any(part in e[0] for part in args.only)]
@@ -98,7 +109,14 @@ def main() -> None:
     if not args.no_miss:
         check(args.database_url, [path for _, method, path in endpoints if method == "GET"])
 
-    servers = {"cached": Server.sathub(args.database_url, workers=args.workers, log=f"status_load_{backend}")}
+    servers = {
+        "cached": Server.sathub(
+            args.database_url,
+            workers=args.workers,
+            log=f"status_load_{backend}",
+            env={"SATHUB_API_RATE_PER_MINUTE": str(args.api_rate_per_minute)},
+        )
+    }
     started: list[Server] = []
     try:
         started.append(servers["cached"].start())
@@ -157,6 +175,7 @@ def table(args, facts: str, endpoints: list, captured: dict, results: dict) -> s
         label(
             f"**status_load, {facts}** — `sathub serve --workers {args.workers}`; wrk -t1 "
             f"-c{args.connections} -d{args.duration:g}s, median of {args.rounds} rounds"
+            + (f", {args.api_rate_per_minute:,} POSTs a client and minute" if args.api_rate_per_minute else "")
         ),
         "",
         "| endpoint | bytes | cached req/s | p50 ms | p99 ms | miss req/s | p50 ms | p99 ms | static req/s "

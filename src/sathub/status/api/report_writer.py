@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 from sathub.db.engines import Connection
-from sathub.status import times
+from sathub.status import rate_limit, times
 from sathub.status.api import report_input
 from sathub.status.api.responses import ApiError
 from sathub.status.store import accounts, writes
@@ -28,7 +28,9 @@ def check_report(conn: Connection, fields: dict | ApiError, client: str, limit: 
 def count_post(conn: Connection, client: str, limit: int) -> None:
     """Count one POST of `client` in its minute, in the database (every process shares the
     count); 429 beyond `limit`."""
-    verdict = accounts.count_under_writers_lock(conn, client, limit, time.time())
+    now = time.time()
+    start, hit = accounts.count_under_writers_lock(conn, client, now, _counted_client)
+    verdict = rate_limit.judge(hit, limit, start, now)
     if not verdict.allowed:
         raise ApiError(
             429,
@@ -36,6 +38,12 @@ def count_post(conn: Connection, client: str, limit: int) -> None:
             f"Too many reports from this address: try again in {verdict.retry_after} seconds.",
             headers={"Retry-After": str(verdict.retry_after)},
         )
+
+
+def _counted_client(args: tuple) -> str | None:
+    """The client a write checked alongside counts (check_report's arguments), None when uncounted."""
+    _, client, limit = args
+    return client if limit > 0 else None
 
 
 def store_reports(
