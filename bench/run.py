@@ -59,12 +59,13 @@ def status_steps(backend: str, quick: bool, duration: int, rounds: int) -> list[
 def archive_steps(backend: str, quick: bool) -> list[list[str]]:
     emails, repeat = (20_000, "20") if quick else (100_000, "100")
     if backend == "sqlite":
-        corpus, generated, live = (
-            f"sqlite:///{OUT / name}.db" for name in ("archive_import_corpus", f"archive_{emails}", "archive_live")
+        corpus, generated, live, many_parts = (
+            f"sqlite:///{OUT / name}.db"
+            for name in ("archive_import_corpus", f"archive_{emails}", "archive_live", "archive_many_parts")
         )
     else:
-        corpus, generated, live = (
-            pg_url(f"sathub_bench_archive_{name}") for name in ("corpus", f"generated_{emails}", "live")
+        corpus, generated, live, many_parts = (
+            pg_url(f"sathub_bench_archive_{name}") for name in ("corpus", f"generated_{emails}", "live", "many_parts")
         )
     steps = [
         ["archive_import", "corpus", "--database-url", corpus],
@@ -96,6 +97,12 @@ def archive_steps(backend: str, quick: bool) -> list[list[str]]:
             "3" if quick else "10",
             "--idle-seconds",
             "3" if quick else "5",
+        ],
+        [
+            "archive_many_parts",
+            "--database-url",
+            many_parts,
+            *(["--seconds", "2", "--rounds", "1"] if quick else []),
         ],
     ]
     if backend == "sqlite":  # the import of a generated archive: the rate target is SQLite's

@@ -45,3 +45,15 @@ def raw_message(
 
 def _bytes(text: str | bytes) -> bytes:
     return text.encode() if isinstance(text, str) else text
+
+
+def many_parts_message(message_id: str, attachments: int, *, to: str = "dev@example.org") -> bytes:
+    """A multipart/mixed message of a text part then `attachments` tiny attached text/plain parts
+    (`f<n>.txt`, the text `part <n>`): the shape that stalled the service in issue 40. In walk order
+    the message is part 0, its text part 1, attachment n part n + 1."""
+    parts = [f"--B\nContent-Type: text/plain\n\nsee {attachments} attachments\n"]
+    parts += [
+        f"--B\nContent-Type: text/plain\nContent-Disposition: attachment; filename=f{n}.txt\n\npart {n}\n"
+        for n in range(1, attachments + 1)
+    ]
+    return raw_message(message_id, to=to, content_type='multipart/mixed; boundary="B"', body="".join(parts) + "--B--\n")

@@ -7,8 +7,9 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 
 from sathub.archive.commands import list_address_from_name
-from sathub.archive.tables import emails, mailing_lists, senders
+from sathub.archive.tables import attachments, emails, mailing_lists, senders
 from sathub.cli import main
+from tests.archive.messages import many_parts_message
 
 MBOX = (
     b"From alice@example.com Mon Jan  6 10:00:00 2020\nFrom: Alice <alice@example.com>\n"
@@ -130,3 +131,16 @@ def test_a_file_without_mail_creates_no_list(engine, tmp_path):
         assert result.exit_code == 1 and "no message could be archived" in result.output
     with engine.connect() as conn:
         assert conn.execute(sa.select(mailing_lists)).all() == []
+
+
+def test_import_splits_out_the_parts_sathub_max_message_parts_allows(engine, tmp_path, monkeypatch):
+    path = tmp_path / "dev@example.org.mbox"
+    path.write_bytes(b"From alice@example.com Mon Jan  6 10:00:00 2020\n" + many_parts_message("many@x", 20))
+    monkeypatch.setenv("SATHUB_MAX_MESSAGE_PARTS", "none")
+    refused = CliRunner().invoke(main, ["archive", "import", str(path), "--database-url", "sqlite://"])
+    assert refused.exit_code == 2 and "SATHUB_MAX_MESSAGE_PARTS must be an integer" in refused.output
+    monkeypatch.setenv("SATHUB_MAX_MESSAGE_PARTS", "10")
+    result = invoke(engine, "archive", "import", str(path))
+    assert result.exit_code == 0 and "kept in the source only: <many@x>" in result.output
+    with engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(attachments)).scalar_one() == 8

@@ -19,6 +19,7 @@ from sathub import db
 from sathub.archive.store import emails, lists
 from tests.archive.api_fixtures import message_id_hash as hyperkitty_hash
 from tests.archive.mailman.harness import Mailman, ensure_venv
+from tests.archive.messages import many_parts_message
 from tests.conftest import SHARED_DATA
 from tests.live_server import free_port, sathub_server
 
@@ -157,3 +158,25 @@ def test_mailman_archives_into_sathub(engine, database_url, corpus):
                 after[message_id(chain_root)],
                 after[message_id(chain_reply)],
             ]
+
+
+def test_a_message_of_many_parts_is_archived_at_once(engine, database_url, tmp_path):
+    # Issue 40: 2,000 attachments outlasted PostgreSQL's deadline (503), and the plugin sent the
+    # message again before every later one, for ever. Through Mailman, 5,000 parts under a limit of
+    # 1,000: archived at the first call, nothing spooled, its first parts listed, one log line.
+    ensure_venv()
+    raw = many_parts_message("many-parts@example.org", 5_000, to=LIST)
+    port = free_port()
+    site = f"http://127.0.0.1:{port}"
+    log = tmp_path / "serve.log"
+    with Mailman(f"{site}/archive/", KEY) as mm:
+        mm.create_list(LIST, archive_policy="public")
+        env = {"SATHUB_PORT": str(port), "SATHUB_ARCHIVER_KEY": KEY, "SATHUB_MAX_MESSAGE_PARTS": "1000"}
+        with sathub_server(database_url, base_url=site, env=env, output=log):
+            run(mm, LIST, raw)
+            assert mm.spooled() == []
+            stored = archived(engine, LIST)["many-parts@example.org"]
+            with httpx.Client(base_url=site, timeout=10) as http:
+                found = http.get(f"/archive/api/list/{LIST}/email/{stored}/").json()
+    assert [a["name"] for a in found["attachments"]] == [f"f{n}.txt" for n in range(1, 999)]
+    assert log.read_text().count("many-parts@example.org archived in") == 1

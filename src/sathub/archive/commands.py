@@ -15,7 +15,7 @@ from sathub.archive.mail.list_address import list_address_fault
 from sathub.archive.mailman.list_settings import MailmanUnavailable, configured, sync_lists
 from sathub.archive.mailman.user_ids import load_mailman_ids
 from sathub.cli_options import database_option, engine_for
-from sathub.config import Settings
+from sathub.config import Settings, setting
 
 ARCHIVE_SUFFIX = re.compile(r"\.(mbox|mbx|txt)(\.(gz|bz2|xz))?$", re.IGNORECASE)
 
@@ -78,6 +78,7 @@ def import_command(list_address, private, mboxrd, pipermail_numbers, database_ur
         progress=sys.stderr.isatty(),
         mboxrd=mboxrd,
         pipermail_numbers=pipermail_numbers,
+        max_parts=setting("max_message_parts"),
     )
     click.echo(summary.describe())
     if summary.damaged:

@@ -32,3 +32,11 @@ def test_every_kind_of_trouble_gets_a_line_of_its_own():
         "  skipped 2: not a message",
         "  not read to its end: a.mbox.gz: truncated",
     ]
+
+
+def test_each_message_archived_without_some_of_its_parts_is_named():
+    summary = ImportSummary("dev@example.org", imported=2, parts_left_out=["a@x", "b@x"])
+    assert summary.describe().split("\n")[1:] == [
+        "  parts beyond SATHUB_MAX_MESSAGE_PARTS or nested too deep, kept in the source only: <a@x>",
+        "  parts beyond SATHUB_MAX_MESSAGE_PARTS or nested too deep, kept in the source only: <b@x>",
+    ]

@@ -58,3 +58,26 @@ def test_archived_date_is_the_from_line_date_only_when_that_line_names_an_addres
 
 def test_without_any_date_the_arrival_time():
     assert dates("Subject: no date", None) == (IMPORT_TIME, IMPORT_TIME)
+
+
+def test_a_year_of_four_digits_is_the_year_it_writes():
+    # Issue 40: Python's parser takes every year under 100 for a two-digit one, so `0001` was 2001
+    # (and, an hour east of UTC, 2000-12-31).
+    assert dates("Date: Mon, 1 Jan 0001 00:00:00 +0000", None) == (datetime(1, 1, 1), datetime(1, 1, 1))
+    assert dates("Date: Fri, 1 Jan 0099 12:00:00 -0100", None)[0] == datetime(99, 1, 1, 13, 0)
+    assert dates("Date: 1 Jan 0001 00:00:00 GMT", "From ann@example.com Mon Jan  1 09:00:00 0001") == (
+        datetime(1, 1, 1),
+        datetime(1, 1, 1, 9, 0),
+    )
+    # One or two digits keep the parser's (HyperKitty's) rule: 00-68 are 2000-2068, 69-99 1969-1999.
+    assert dates("Date: Mon, 1 Jan 01 00:00:00 +0000", None)[0] == datetime(2001, 1, 1)
+    assert dates("Date: Fri, 1 Jan 99 00:00:00 +0000", None)[0] == datetime(1999, 1, 1)
+
+
+def test_a_date_before_the_year_1_in_utc_is_unusable():
+    # Stored dates are UTC, and a datetime has no year 0: such a Date gives way like an offset of
+    # 24 hours does, here to the From_ line's date.
+    from_line = "From ann@example.com Mon Jan  6 10:00:00 2020"
+    expected = (datetime(2020, 1, 6, 10, 0), datetime(2020, 1, 6, 10, 0))
+    assert dates("Date: Mon, 1 Jan 0001 00:00:00 +0100", from_line) == expected
+    assert dates("Date: Sat, 1 Jan 0000 00:00:00 +0000", from_line) == expected

@@ -4,6 +4,7 @@ authentication, the body limit and malformed bodies, on SQLite and PostgreSQL.""
 from __future__ import annotations
 
 import dataclasses
+import logging
 
 import pytest
 from starlette.testclient import TestClient
@@ -156,6 +157,13 @@ def test_malformed_bodies_are_400_and_store_nothing(mailman, engine, build, deta
     assert answer.status_code == 400, answer.text
     assert detail in answer.json()["detail"]
     assert stored(engine) == (None, [])
+
+
+def test_a_message_that_cannot_be_archived_is_logged_with_its_list(mailman, caplog):
+    with caplog.at_level(logging.WARNING, "sathub.archive.mailman"):
+        assert post(mailman, b"this is not a mail message\n\njust text\n").status_code == 400
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "sathub.archive.mailman"]
+    assert line.startswith("message for dev@example.org refused: Not archived: the message does not start")
 
 
 # issue 23: lists were created under any name with one `@`; the 312-character one answered 500 on every

@@ -107,7 +107,7 @@ def test_the_venv_is_built_once_then_reused():
     assert (venv / "bin" / "mailman").exists() and (venv / ".sathub-ready").exists()
     started = time.monotonic()
     assert ensure_venv() == venv
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < 5  # a build takes minutes, a reuse milliseconds: room for a busy machine
 
 
 def test_the_plugin_archives_a_message(mailman, recorder):

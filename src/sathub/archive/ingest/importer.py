@@ -19,7 +19,7 @@ from sathub.archive.ingest.archive_files import read_archives
 from sathub.archive.ingest.parsing import default_processes, parsed_emails
 from sathub.archive.ingest.summary import ImportSummary
 from sathub.archive.mail.dates import utc_now
-from sathub.archive.mail.message import ParsedEmail
+from sathub.archive.mail.message import MAX_PARTS, ParsedEmail
 from sathub.archive.store import lists as list_store
 from sathub.archive.store.corrections import EarlierRows
 from sathub.archive.store.pipermail_numbers import record_numbers
@@ -43,6 +43,7 @@ def import_archive(
     parse_processes: int | None = None,
     mboxrd: bool = False,
     pipermail_numbers: bool = False,
+    max_parts: int = MAX_PARTS,
 ) -> ImportSummary:
     """Import every message of `paths` into the list `list_name` (created when missing, once there
     is a message to store: a file without mail creates no list). Files that could not be read to
@@ -50,7 +51,8 @@ def import_archive(
     parse_processes: helper processes for parsing (default: 1 on a multi-core machine).
     mboxrd: the files are mboxrd (sathub's exports), read with `>From ` lines unquoted.
     pipermail_numbers: the files are the list's complete archive, in order (its mbox, or every
-    monthly .txt from the first): record each message's pipermail number, its position from 0."""
+    monthly .txt from the first): record each message's pipermail number, its position from 0.
+    max_parts: MIME parts of a message split out into its text and attachments (mail/parts_limit.py)."""
     started = time.monotonic()
     list_name = list_name.strip().lower()
     list_id = None
@@ -61,7 +63,9 @@ def import_archive(
 
         bar = tqdm(unit=" msg", desc=list_name, mininterval=0.5)
     processes = default_processes() if parse_processes is None else parse_processes
-    parsed = parsed_emails(read_archives([Path(p) for p in paths], mboxrd), summary, utc_now(), processes, bar)
+    parsed = parsed_emails(
+        read_archives([Path(p) for p in paths], mboxrd), summary, utc_now(), processes, bar, max_parts
+    )
     earlier = None
     for number, batch in enumerate(_batches(parsed, batch_size), start=1):
         if list_id is None or earlier is None:

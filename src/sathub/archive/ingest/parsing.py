@@ -17,7 +17,7 @@ from datetime import datetime
 from sathub.archive.ingest.archive_files import RawMessage, Unreadable
 from sathub.archive.ingest.summary import ImportSummary
 from sathub.archive.mail.kept_source import parsed_with_source
-from sathub.archive.mail.message import ParsedEmail
+from sathub.archive.mail.message import MAX_PARTS, ParsedEmail
 
 CHUNK = 250  # messages sent to the helper at a time
 IN_PLACE_CHUNKS = 8  # parsed here before a helper process is worth starting
@@ -28,10 +28,12 @@ def default_processes() -> int:
     return 1 if (os.cpu_count() or 1) > 1 else 0
 
 
-def parse_chunk(chunk: list[tuple[bytes, str | None]], import_time: datetime) -> list[ParsedEmail | str]:
+def parse_chunk(
+    chunk: list[tuple[bytes, str | None]], import_time: datetime, max_parts: int = MAX_PARTS
+) -> list[ParsedEmail | str]:
     """Each message parsed with its source compressed (in the helper process when there is one),
     or the reason it cannot be."""
-    return [parsed_with_source(data, from_line, import_time) for data, from_line in chunk]
+    return [parsed_with_source(data, from_line, import_time, max_parts) for data, from_line in chunk]
 
 
 def parsed_emails(
@@ -40,16 +42,20 @@ def parsed_emails(
     import_time: datetime,
     processes: int,
     progress=None,
+    max_parts: int = MAX_PARTS,
 ) -> Iterator[ParsedEmail]:
     """The parsed emails of `items` in order, each with its `position` among the messages read
     (those that cannot be imported count too: pipermail numbered every message of the list's
-    mbox); what cannot be imported is counted in `summary`."""
+    mbox); what cannot be imported, and what is archived without some of its parts, is noted in
+    `summary`."""
     position = 0
-    for chunk in _results(_chunks(items, summary, progress), import_time, processes):
+    for chunk in _results(_chunks(items, summary, progress), import_time, processes, max_parts):
         for item in chunk:
             if isinstance(item, str):
                 summary.skipped[item] += 1
             else:
+                if item.parts_left_out:
+                    summary.parts_left_out.append(item.message_id)
                 item.position = position
                 yield item
             position += 1
@@ -80,9 +86,9 @@ def _leave_interrupts_to_the_parent() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _results(chunks, import_time: datetime, processes: int) -> Iterator[list[ParsedEmail | str]]:
+def _results(chunks, import_time: datetime, processes: int, max_parts: int) -> Iterator[list[ParsedEmail | str]]:
     for number, chunk in enumerate(chunks):
-        yield parse_chunk(chunk, import_time)
+        yield parse_chunk(chunk, import_time, max_parts)
         if processes and number + 1 == IN_PLACE_CHUNKS:
             break
     else:
@@ -93,7 +99,7 @@ def _results(chunks, import_time: datetime, processes: int) -> Iterator[list[Par
     with multiprocessing.get_context("fork").Pool(processes, initializer=_leave_interrupts_to_the_parent) as pool:
         pending: deque[multiprocessing.pool.AsyncResult] = deque()
         for chunk in chunks:
-            pending.append(pool.apply_async(parse_chunk, (chunk, import_time)))
+            pending.append(pool.apply_async(parse_chunk, (chunk, import_time, max_parts)))
             if len(pending) > IN_FLIGHT * processes:
                 yield pending.popleft().get()
         while pending:

@@ -1,5 +1,6 @@
 """What an import did, counted while it runs: by the parsing side (skipped messages, appended
-pieces) and by the writing side (imported, duplicates)."""
+pieces, messages archived without their parts beyond the limits) and by the writing side
+(imported, duplicates)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ class ImportSummary:
     appended_pieces: int = 0  # body pieces cut at unescaped `From ` lines, joined back
     skipped: Counter = field(default_factory=Counter)  # reason -> messages
     damaged: list[str] = field(default_factory=list)  # files not read to their end, and why
+    parts_left_out: list[str] = field(default_factory=list)  # Message-IDs (mail/parts_limit.py)
     seconds: float = 0.0
 
     def describe(self) -> str:
@@ -33,4 +35,8 @@ class ImportSummary:
             )
         lines += [f"  skipped {count}: {reason}" for reason, count in sorted(self.skipped.items())]
         lines += [f"  not read to its end: {reason}" for reason in self.damaged]
+        lines += [
+            f"  parts beyond SATHUB_MAX_MESSAGE_PARTS or nested too deep, kept in the source only: <{message_id}>"
+            for message_id in self.parts_left_out
+        ]
         return "\n".join(lines)

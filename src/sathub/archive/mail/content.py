@@ -58,7 +58,7 @@ def message_content(message: Message) -> tuple[str, list[Attachment]]:
     """(content, attachments) of a message, attachments in counter order."""
     if not message.is_multipart():
         if message.get_content_type() == "text/html":
-            return "\n", [_attachment(message, 0)]
+            return "\n", [_attachment(message, "text/html", 0)]
         return _part_text(message), []
     texts: list[str] = []
     attachments: list[Attachment] = []
@@ -70,7 +70,7 @@ def message_content(message: Message) -> tuple[str, list[Attachment]]:
             or (content_type == "text/plain" and _is_attachment(part))
         ):
             # The scrubber replaces such a part by an empty text: it still adds a line to the join.
-            attachments.append(_attachment(part, counter))
+            attachments.append(_attachment(part, content_type, counter))
             texts.append(PLACEHOLDER)
         elif part.is_multipart():
             continue
@@ -78,7 +78,7 @@ def message_content(message: Message) -> tuple[str, list[Attachment]]:
             text = _part_text(part)
             texts.append(text if text.endswith("\n") else text + "\n")
         elif part.get_payload():
-            attachments.append(_attachment(part, counter))
+            attachments.append(_attachment(part, content_type, counter))
     return "\n".join(texts), attachments
 
 
@@ -91,8 +91,8 @@ def _walk(part: Message) -> Iterator[Message]:
             yield from _walk(inner)
 
 
-def _attachment(part: Message, counter: int) -> Attachment:
-    content_type = part.get_content_type()
+def _attachment(part: Message, content_type: str, counter: int) -> Attachment:
+    """The attachment of `part`, whose content type is `content_type` (asked once: 8 µs a time)."""
     charset = part.get_content_charset()
     return Attachment(
         counter=counter,
@@ -138,7 +138,7 @@ def _stored_bytes(part: Message, content_type: str, charset: str | None) -> byte
         inner = part.get_payload()
         attached = inner[0] if isinstance(inner, list) and inner else None
         text = attached.as_string() if isinstance(attached, Message) else str(inner or "")
-    elif part.get_content_maintype() == "text":
+    elif content_type.startswith("text/"):
         text = decode_bytes(_payload_bytes(part), charset)
     else:
         return _payload_bytes(part)

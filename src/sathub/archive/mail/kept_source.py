@@ -12,7 +12,7 @@ import zlib
 from collections.abc import Sequence
 from datetime import datetime
 
-from sathub.archive.mail.message import ParsedEmail, parse_email
+from sathub.archive.mail.message import MAX_PARTS, ParsedEmail, parse_email
 from sathub.archive.mail.rebuild import rebuilt_message
 
 ZLIB = "zlib"
@@ -29,11 +29,14 @@ def decompress(compression: str, data: bytes) -> bytes:
     return zlib.decompress(data)
 
 
-def parsed_with_source(data: bytes, from_line: str | None, import_time: datetime) -> ParsedEmail | str:
-    """The message parsed, with its source compressed beside it (40 us a message); else the reason
-    it cannot be archived, for the import's summary: one bad message must not stop an import."""
+def parsed_with_source(
+    data: bytes, from_line: str | None, import_time: datetime, max_parts: int = MAX_PARTS
+) -> ParsedEmail | str:
+    """The message parsed (its first `max_parts` MIME parts), with its whole source compressed
+    beside it (40 us a message); else the reason it cannot be archived, for the import's summary:
+    one bad message must not stop an import."""
     try:
-        email = parse_email(data, from_line, import_time)
+        email = parse_email(data, from_line, import_time, max_parts)
     except Exception as exc:
         return f"cannot be decoded ({type(exc).__name__})"
     email.source, email.source_size, email.envelope = compress(data), len(data), from_line

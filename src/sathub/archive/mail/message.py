@@ -3,7 +3,7 @@
 Identifiers follow HyperKitty/Mailman (spec/archive-api.md, "Identifiers", in `ids.py`); where
 real archives are broken (missing Message-ID, odd dates, pipermail addresses) the rules of
 "Importing" apply (`ids.py`, `dates.py`, `senders.py`). The text and attachments of a message
-are derived in `content.py`."""
+are derived in `content.py`, from as much of its MIME tree as `parts_limit.py` lets be parsed."""
 
 from __future__ import annotations
 
@@ -17,7 +17,11 @@ from sathub.archive.mail.content import Attachment, message_content
 from sathub.archive.mail.dates import message_dates
 from sathub.archive.mail.headers import archived_subject, modern_text, raw_text
 from sathub.archive.mail.ids import clean_message_id, generated_message_id, message_id_hash, parent_reference
+from sathub.archive.mail.parts_limit import PartsLeftOut, parse_within_limits
 from sathub.archive.mail.senders import sender
+from sathub.config import Settings
+
+MAX_PARTS = Settings.max_message_parts  # the setting's default
 
 
 @dataclass(slots=True)
@@ -32,6 +36,7 @@ class ParsedEmail:
     date: datetime  # naive UTC, whole seconds
     archived_date: datetime
     attachments: list[Attachment]
+    parts_left_out: bool = False  # parts beyond the limits (parts_limit.py) are in the source only
     # The source as received, compressed (mail/kept_source.py), its size and its mbox `From ` line:
     # set by the import's parsing, stored in email_sources (migration 0008).
     source: bytes | None = None
@@ -48,19 +53,21 @@ class _RawHeaders(Compat32):
         return value
 
 
-_PARSER = BytesParser(policy=_RawHeaders())
+_POLICY = _RawHeaders()
+_PARSER = BytesParser(policy=_POLICY)
 
 
-def parse_message(data: bytes) -> Message:
-    """The parsed message. Most mail is a single part: only its header block goes through the
-    (slow, line-by-line) parser and the body is attached as is, with the same result."""
+def parse_message(data: bytes, max_parts: int = MAX_PARTS) -> Message:
+    """The parsed message, as much of it as `max_parts` parts allow (parts_limit.py). Most mail is
+    a single part: only its header block goes through the (slow, line-by-line) parser and the
+    body is attached as is, with the same result."""
     ends = [end + len(blank) for blank in (b"\n\n", b"\n\r\n") if (end := data.find(blank)) >= 0]
     if not ends:
-        return _PARSER.parsebytes(data)
+        return parse_within_limits(data, _POLICY, max_parts)
     end = min(ends)
     message = _PARSER.parsebytes(data[:end])
     if message.get_content_maintype() in ("multipart", "message") or message.get_payload() or message.defects:
-        return _PARSER.parsebytes(data)
+        return parse_within_limits(data, _POLICY, max_parts)
     message.set_payload(data[end:].decode("ascii", "surrogateescape"))
     return message
 
@@ -74,9 +81,10 @@ def first_headers(message: Message) -> dict[str, str]:
     return headers
 
 
-def parse_email(data: bytes, from_line: str | None, fallback_date: datetime) -> ParsedEmail:
-    """The row values of one message (its bytes without the mbox From_ line)."""
-    message = parse_message(data)
+def parse_email(data: bytes, from_line: str | None, fallback_date: datetime, max_parts: int = MAX_PARTS) -> ParsedEmail:
+    """The row values of one message (its bytes without the mbox From_ line), from as many of its
+    MIME parts as `max_parts` allows."""
+    message = parse_message(data, max_parts)
     headers = first_headers(message)
     message_id = clean_message_id(raw_text(headers.get("message-id")))
     if not message_id:
@@ -100,4 +108,5 @@ def parse_email(data: bytes, from_line: str | None, fallback_date: datetime) -> 
         date=date,
         archived_date=archived,
         attachments=attachments,
+        parts_left_out=any(isinstance(defect, PartsLeftOut) for defect in message.defects),
     )

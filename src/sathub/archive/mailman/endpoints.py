@@ -167,7 +167,11 @@ class Archive(MailmanEndpoint):
     async def answer(self, request: Request) -> dict:
         settings = settings_of(request)
         address, data = await read_message(request, settings.archiver_max_bytes)
-        email = await run_in_threadpool(parse, data)
+        try:
+            email = await run_in_threadpool(parse, data, settings.max_message_parts)
+        except ArchiveError as error:
+            log.warning("message for %s refused: %s", address, error.detail)
+            raise
         stored = await self.store(request, address, email)
         if stored.policy is None or (stored.policy == NEVER and list_settings.configured(settings)):
             # First seen, or about to refuse: take the settings Mailman has now, and store again.
@@ -183,6 +187,14 @@ class Archive(MailmanEndpoint):
         url = message_page_url(self.site(request), address, email.message_id_hash)
         if not stored.new:
             log.info("duplicate of archived message %s in %s", email.message_id, address)
+        elif email.parts_left_out:
+            log.warning(
+                "message %s archived in %s without its parts beyond the first %d or nested too deep "
+                "(SATHUB_MAX_MESSAGE_PARTS): they are kept in its source only",
+                email.message_id,
+                address,
+                settings.max_message_parts,
+            )
         return {"url": url} if stored.new else {"url": url, "duplicate": True}
 
     @staticmethod
@@ -198,7 +210,7 @@ class Archive(MailmanEndpoint):
                 fetched = await run_in_threadpool(list_settings.fetch, settings, address)
             except list_settings.MailmanUnavailable as error:
                 # Not knowing whether the list is private, archive nothing yet: Mailman retries.
-                log.error("%s", error)
+                # (The 503 is logged with its detail by server/request_log.py.)
                 raise ArchiveError(
                     503,
                     f"{error}; the message is not archived until the list's settings can be read (Mailman will retry).",
@@ -221,9 +233,9 @@ def update_list_settings(conn, address: str, values: dict) -> None:
     list_store.update_list(conn, known.id, {k: v for k, v in values.items() if k != "created_at"})
 
 
-def parse(data: bytes):
+def parse(data: bytes, max_parts: int):
     try:
-        return live_ingest.parse(data)
+        return live_ingest.parse(data, max_parts)
     except live_ingest.UnreadableMessage as error:
         raise ArchiveError(400, f"Not archived: {error}.") from None
 

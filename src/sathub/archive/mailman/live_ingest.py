@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.kept_source import compress, parsed_with_source
-from sathub.archive.mail.message import ParsedEmail
+from sathub.archive.mail.message import MAX_PARTS, ParsedEmail
 from sathub.archive.store import one_message
 from sathub.archive.tables import NEVER
 from sathub.db.engines import Connection, Engine, IntegrityError, connect
@@ -34,13 +34,14 @@ class Stored:
     policy: str | None  # the list's archive policy; None: no such list (nothing was stored)
 
 
-def parse(data: bytes) -> ParsedEmail:
-    """The archived form of one raw message (CPU only: call it outside the write transaction)."""
+def parse(data: bytes, max_parts: int = MAX_PARTS) -> ParsedEmail:
+    """The archived form of one raw message, from its first `max_parts` MIME parts (CPU only: call
+    it outside the write transaction)."""
     if not data.strip():
         raise UnreadableMessage("the message is empty")
     if not _FIRST_HEADER.match(data):
         raise UnreadableMessage("the message does not start with a header field (Name: value)")
-    parsed = parsed_with_source(data, None, utc_now())
+    parsed = parsed_with_source(data, None, utc_now(), max_parts)
     if isinstance(parsed, str):
         raise UnreadableMessage(f"the message {parsed}")
     if data.startswith(b"From "):  # kept as the import keeps one: the message, and its From_ line apart

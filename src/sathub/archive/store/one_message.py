@@ -17,8 +17,8 @@ from sathub.archive.mail.ids import message_id_hash
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store.email_sources import insert_sources
 from sathub.archive.store.rethreading import rethread_one
-from sathub.archive.store.writes import attachment_rows, email_row, sender_ids
-from sathub.archive.tables import NEVER, attachments, emails, mailing_lists, senders, threads
+from sathub.archive.store.writes import attachment_rows, email_row, insert_emails, sender_ids
+from sathub.archive.tables import NEVER, emails, mailing_lists, senders, threads
 from sathub.db.dialect import new_id
 
 
@@ -47,10 +47,8 @@ def write(conn: Connection, found: Row, email: ParsedEmail) -> None:
         sender_id = sender_ids(conn, {address})[address]
     parent = None if found.parent_id is None else (found.parent_id, found.parent_thread)
     place = rethread_one(conn, found.id, found.email_id, email, parent, found.waiting, found.thread_row_id)
-    conn.execute(emails.insert(), email_row(found.email_id, found.id, email, sender_id, place))
-    rows = attachment_rows([(found.email_id, email)])
-    if rows:
-        conn.execute(attachments.insert(), rows)
+    row = email_row(found.email_id, found.id, email, sender_id, place)
+    insert_emails(conn, [row], attachment_rows([(found.email_id, email)]))
     insert_sources(conn, [(found.email_id, email)])
 
 

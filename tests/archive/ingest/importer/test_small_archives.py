@@ -1,6 +1,7 @@
 """The streaming import (sathub.archive.ingest.importer) on small archives written for each
 test, on SQLite and PostgreSQL (`engine` fixture)."""
 
+import zlib
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -8,8 +9,9 @@ import sqlalchemy as sa
 from sathub.archive.ingest import importer
 from sathub.archive.mail import kept_source
 from sathub.archive.mail.ids import default_mailman_id
-from sathub.archive.tables import emails, mailing_lists, senders, threads
+from sathub.archive.tables import attachments, email_sources, emails, mailing_lists, senders, threads
 from tests.archive.import_fixtures import LIST, archive, day, h, message, rows, run
+from tests.archive.messages import many_parts_message
 
 
 def test_import_rows_and_summary(engine, tmp_path):
@@ -62,10 +64,10 @@ def test_reimport_adds_nothing(engine, tmp_path):
 def test_one_bad_message_does_not_stop_the_import(engine, tmp_path, monkeypatch):
     parse = kept_source.parse_email
 
-    def fragile_parse(data, from_line, fallback):
+    def fragile_parse(data, from_line, fallback, max_parts):
         if b"<boom@" in data:
             raise ValueError("cannot parse")
-        return parse(data, from_line, fallback)
+        return parse(data, from_line, fallback, max_parts)
 
     write = importer.write_batch
 
@@ -91,3 +93,23 @@ def test_one_bad_message_does_not_stop_the_import(engine, tmp_path, monkeypatch)
         },
     )
     assert sorted(rows(engine, sa.select(emails.c.message_id))) == [("ok1@example.org",), ("ok2@example.org",)]
+
+
+def test_parts_beyond_the_limit_are_archived_in_the_source_only(engine, tmp_path):
+    many = many_parts_message("many@example.org", 20, to=LIST)
+    path = tmp_path / "a.mbox"
+    path.write_bytes(b"From alice@example.com Mon Jan  6 10:00:00 2020\n" + many + message("plain").encode())
+    summary = run(engine, path, max_parts=10)
+    assert (summary.imported, summary.parts_left_out) == (2, ["many@example.org"])
+    assert "kept in the source only: <many@example.org>" in summary.describe()
+    # The message is part 0 and its text part 1: the first 10 parts hold attachments 1 to 8.
+    assert rows(engine, sa.select(attachments.c.name).order_by(attachments.c.counter)) == [
+        (f"f{n}.txt",) for n in range(1, 9)
+    ]
+    (source,) = rows(
+        engine,
+        sa.select(email_sources.c.data)
+        .join(emails, emails.c.id == email_sources.c.email_id)
+        .where(emails.c.message_id == "many@example.org"),
+    )
+    assert zlib.decompress(source.data) == many
