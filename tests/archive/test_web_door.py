@@ -54,3 +54,9 @@ def test_a_405_page_says_the_method_and_carries_allow():
     assert (answer.status_code, answer.headers["allow"]) == (405, "GET, HEAD")
     assert "<title>Method not allowed – sathub archive</title>" in answer.text
     assert "POST is not allowed here." in answer.text
+
+
+def test_a_year_before_1000_is_written_with_four_digits():
+    """A Date: of 0001 is stored as written (docs/archive-import.md); C's strftime writes `1`."""
+    assert page_date(datetime(1, 1, 1, 9, 5)) == "0001-01-01 09:05 UTC"
+    assert iso_date(datetime(999, 12, 31, 23, 59)) == "0999-12-31T23:59Z"

@@ -44,13 +44,15 @@ _templates = jinja2.Environment(
 )
 
 
+# A year is written with four digits: C's strftime writes year 1 as `1` (a Date: of 0001 is stored
+# as written, docs/archive-import.md).
 def page_date(value: datetime) -> str:
-    return value.strftime("%Y-%m-%d %H:%M UTC")
+    return f"{value.year:04d}-{value:%m-%d %H:%M} UTC"
 
 
 def iso_date(value: datetime) -> str:
     """For `<time datetime>`: the machine-readable form of page_date."""
-    return value.strftime("%Y-%m-%dT%H:%MZ")
+    return f"{value.year:04d}-{value:%m-%dT%H:%M}Z"
 
 
 def month_name(month: int) -> str:

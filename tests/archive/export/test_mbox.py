@@ -83,3 +83,8 @@ def test_mail_without_a_kept_source_is_rebuilt_with_its_attachments():
     text = mbox([([row], {7: [attachment]})])[0]
     assert text.startswith(b"From ann@example.com Mon Jan  6 10:00:00 2020\nFrom: Ann <ann@example.com>\n")
     assert b"Message-ID: <old@example.org>\n" in text and b'filename="a.txt"' in text
+
+
+def test_asctime_writes_four_digits_of_year_so_a_reimport_reads_the_same_year():
+    """C's asctime writes the year with %4d; a year written `1` would be read back as 2001."""
+    assert asctime(datetime(1, 1, 1, 0, 0, 0)) == "Mon Jan  1 00:00:00 0001"

@@ -83,3 +83,8 @@ def test_a_sender_named_by_their_address_is_shown_as_on_the_pages():
     assert rss_item.findtext("author") == "ann\uff20example.com (ann (a) example.com)"
     entry = ET.fromstring(atom(feed, links)).find(f"{ATOM}entry")
     assert entry.findtext(f"{ATOM}author/{ATOM}name") == "ann (a) example.com"
+
+
+def test_rfc3339_writes_four_digits_of_year():
+    """RFC 3339's date-fullyear is 4DIGIT."""
+    assert rfc3339_date(datetime(1, 1, 1, 0, 0, 0)) == "0001-01-01T00:00:00Z"

@@ -36,7 +36,7 @@ _SPACE = re.compile(r"\s+")
 
 def asctime(value: datetime) -> str:
     """`Mon Jan  6 10:00:00 2020`, the date form of mbox `From ` lines (C's asctime)."""
-    return f"{value:%a %b} {value.day:2d} {value:%H:%M:%S %Y}"
+    return f"{value:%a %b} {value.day:2d} {value:%H:%M:%S} {value.year:04d}"
 
 
 def separator(row) -> bytes:

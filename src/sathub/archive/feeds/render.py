@@ -43,7 +43,8 @@ def rfc822_date(value: datetime) -> str:
 
 
 def rfc3339_date(value: datetime) -> str:
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    """Four digits of year, as RFC 3339 says (strftime writes year 1 as `1`)."""
+    return f"{value.year:04d}-{value:%m-%dT%H:%M:%S}Z"
 
 
 @dataclass
