@@ -1,4 +1,5 @@
 # make run: serve the whole thing on the embedded SQLite default at http://127.0.0.1:8000
+# make shell: a shell with the venv first on PATH, where the docs' `sathub …` commands work
 # make test: install the test dependencies (and Debian's chromium), lint and type-check, and run the whole suite
 VENV ?= .venv
 PYTHON ?= python3
@@ -7,7 +8,7 @@ PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
 MYSQL_URL ?= mysql://root@127.0.0.1:3306/test
 PYTEST_ARGS ?=
 
-.PHONY: run test lint screenshots install install-test chromium bench clean
+.PHONY: run shell test lint screenshots install install-test chromium bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +27,10 @@ install-test: $(VENV)/.installed-test
 
 run: install
 	$(BIN)/sathub serve
+
+shell: install
+	@echo "$(VENV)/bin is first on PATH here (sathub, python, pip); exit to leave."
+	@VIRTUAL_ENV="$(abspath $(VENV))" PATH="$(abspath $(BIN)):$$PATH" $${SHELL:-/bin/sh}
 
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }

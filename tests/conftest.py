@@ -17,6 +17,7 @@ from sathub import db
 from sathub.app import create_app
 from sathub.config import Settings
 from tests.browser import chromium
+from tests.postgres_connections import Connections
 
 
 def _shared() -> Path:
@@ -32,7 +33,22 @@ def _shared() -> Path:
 
 SHARED = _shared()
 SHARED_DATA = SHARED / "data"
-POSTGRES_URL = os.environ.get("SATHUB_TEST_POSTGRES_URL")
+# Every PostgreSQL connection of this test process carries its name, so that the check of the
+# connections a test leaves open (postgres_connections.py) counts its own only: its process id is
+# unique among the test processes running at once, xdist's workers or several runs on one server.
+APPLICATION_NAME = f"sathub-tests-{os.getpid()}"
+
+
+def _named(url: str | None) -> str | None:
+    if not url:
+        return url
+    parsed = sa.make_url(url)
+    if "application_name" in parsed.query:
+        return url
+    return parsed.update_query_dict({"application_name": APPLICATION_NAME}).render_as_string(hide_password=False)
+
+
+POSTGRES_URL = _named(os.environ.get("SATHUB_TEST_POSTGRES_URL"))
 
 DOCS_SCREENSHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 
@@ -133,6 +149,33 @@ def settings(database_url):
 def client(engine, settings):
     with TestClient(create_app(settings, engine=engine), base_url="http://sathub.test") as test_client:
         yield test_client
+
+
+@pytest.fixture(scope="session")
+def postgres_connections() -> Iterator[Connections | None]:
+    if not POSTGRES_URL:
+        yield None
+        return
+    name = sa.make_url(POSTGRES_URL).query.get("application_name", APPLICATION_NAME)
+    conninfo = db.normalize_url(POSTGRES_URL).set(drivername="postgresql").render_as_string(hide_password=False)
+    connections = Connections(conninfo, str(name))
+    yield connections
+    connections.close()
+
+
+@pytest.fixture(autouse=True)
+def no_postgres_connection_left_open(postgres_connections):
+    """A test leaves no more PostgreSQL connections open than it found (postgres_connections.py):
+    a leak once made CI raise the server's max_connections to 300."""
+    if postgres_connections is None:
+        yield
+        return
+    found = postgres_connections.open()
+    yield
+    left = postgres_connections.left_open(found)
+    if left:
+        lines = "\n".join(f"  pid {pid}: {what}" for pid, what in left.items())
+        pytest.fail(f"{len(left)} PostgreSQL connection(s) left open:\n{lines}", pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -59,8 +60,12 @@ def app_in_thread(
 
 
 @contextlib.contextmanager
-def sathub_server(database_url: str, *, base_url: str = "", workers: int = 1, env: dict | None = None):
-    """Start `sathub serve` on a free port and yield its root URL (with the base URL's prefix)."""
+def sathub_server(
+    database_url: str, *, base_url: str = "", workers: int = 1, env: dict | None = None, output: Path | None = None
+):
+    """Start `sathub serve` on a free port and yield its root URL (with the base URL's prefix). Its
+    output goes to a file (`output`, else a temporary one), never to a pipe nobody reads: a server
+    whose log fills a pipe's 64 KiB stops answering."""
     port = free_port()
     environ = {
         **os.environ,
@@ -69,14 +74,18 @@ def sathub_server(database_url: str, *, base_url: str = "", workers: int = 1, en
         "SATHUB_WORKERS": str(workers),
         "SATHUB_LOG_LEVEL": "warning",
         "SATHUB_BASE_URL": base_url.format(port=port),
+        "PYTHONUNBUFFERED": "1",
         **(env or {}),
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "sathub", "serve"], env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
-    root = base_url.format(port=port) or f"http://127.0.0.1:{port}"
-    with serving(process, root, lambda: process.stdout.read().decode(errors="replace")):
-        yield root
+    with tempfile.TemporaryDirectory() as folder:
+        log = output or Path(folder) / "serve.log"
+        with log.open("wb") as written:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "sathub", "serve"], env=environ, stdout=written, stderr=subprocess.STDOUT
+            )
+        root = base_url.format(port=port) or f"http://127.0.0.1:{port}"
+        with serving(process, root, lambda: log.read_text(errors="replace")):
+            yield root
 
 
 @contextlib.contextmanager

@@ -23,6 +23,7 @@ DOCUMENTED_DEFAULTS = {
     "port": 8000,
     "workers": 1,
     "log_level": "info",
+    "access_log": 1,
     "secret_key": "",
     "commit": "",
     "deployed_at": "",
@@ -78,7 +79,7 @@ def test_every_setting_has_its_variable():
     def other_value(name: str):
         default = FIELDS[name].default
         if isinstance(default, int):
-            return default + 1
+            return default + 1 if accepted(name, default + 1) else default - 1
         return next(value for value in [*CANDIDATES, f"{name} value"] if value != default and accepted(name, value))
 
     values = {name: other_value(name) for name in FIELDS}
@@ -119,6 +120,8 @@ def test_variables_of_no_setting_are_ignored():
         ("base_url", "www.amsat.org/status"),
         ("base_url", "ftp://www.amsat.org/"),
         ("log_level", "verbose"),
+        ("access_log", "2"),
+        ("access_log", "on"),
         ("archiver_from", "10.0.0.0/33"),
         ("archiver_from", "localhost"),
     ],
@@ -155,6 +158,21 @@ def test_the_base_url_loses_its_trailing_slash(given_url, base_url, prefix):
 def test_the_prefix_has_no_trailing_slash_even_in_settings_made_directly():
     assert Settings(base_url="https://www.amsat.org/status/").prefix == "/status"
     assert Settings(base_url="https://www.amsat.org/").prefix == ""
+
+
+@pytest.mark.parametrize(
+    "connections, share, effective",
+    [
+        (4096, 512, 512),  # the defaults: within a quarter
+        (300, 512, 75),  # issue 40: a quarter of 300, not every one of them
+        (300, 50, 50),
+        (2, 512, 1),  # one connection at least
+        (300, 0, 0),  # no share
+    ],
+)
+def test_a_client_addresss_share_is_at_most_a_quarter_of_the_connections(connections, share, effective):
+    settings = Settings(max_connections=connections, max_connections_per_client=share)
+    assert settings.connection_share == effective
 
 
 def _accepted_range(name: str) -> tuple[int, int]:

@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import POSTGRES_URL, fresh_postgres_database
 from tests.live_server import free_port, sathub_server
+from tests.server.test_request_log import COMBINED
 
 pytestmark = pytest.mark.slow
 
@@ -68,3 +69,18 @@ def test_four_processes_started_at_once_on_a_fresh_postgresql_all_serve():
         drop()
     loaded = [process.stdout.read().decode() for process in processes]
     assert sum("Loaded the default catalog" in output for output in loaded) == 1
+
+
+def test_serve_prints_a_line_per_request_by_default(tmp_path):
+    """A newcomer sees their curl arrive: the access log is on at the default level, info."""
+    log = tmp_path / "serve.log"
+    url = f"sqlite:///{tmp_path / 'sathub.db'}"
+    with sathub_server(url, env={"SATHUB_LOG_LEVEL": "info"}, output=log) as root:
+        httpx.get(f"{root}/api/v1/statuses.php?from=newcomer", headers={"user-agent": "curl/8.5.0"})
+        deadline = time.monotonic() + 10
+        while "from=newcomer" not in log.read_text():
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+    [line] = [line for line in log.read_text().splitlines() if "from=newcomer" in line]
+    assert COMBINED.fullmatch(line), line
+    assert line.startswith("127.0.0.1 - - [") and '"GET /api/v1/statuses.php?from=newcomer HTTP/1.1" 200 ' in line

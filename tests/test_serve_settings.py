@@ -57,13 +57,15 @@ def test_a_flag_wins_over_a_bad_variable_and_workers_get_the_flag(tmp_path):
     port = free_port()
     environ = {k: v for k, v in os.environ.items() if not k.startswith("SATHUB_")}
     environ |= {"SATHUB_PORT": "abc", "SATHUB_DATABASE_URL": f"sqlite:///{tmp_path}/s.db"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "sathub", "serve", "--port", str(port), "--workers", "2"],
-        env=environ,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    with serving(server, f"http://127.0.0.1:{port}", lambda: server.stdout.read().decode(errors="replace")):
+    log = tmp_path / "serve.log"
+    with log.open("wb") as output:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "sathub", "serve", "--port", str(port), "--workers", "2"],
+            env=environ,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    with serving(server, f"http://127.0.0.1:{port}", log.read_text):
         assert httpx.get(f"http://127.0.0.1:{port}/api/v1/health.php").status_code == 200
 
 

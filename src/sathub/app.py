@@ -20,6 +20,7 @@ from sathub.config import Settings
 from sathub.db.engines import create_engine
 from sathub.db.group_commit import GroupCommit
 from sathub.server.hosts import HostCheck, parse_allowed
+from sathub.server.request_log import RequestLog
 from sathub.status.api.replay import ReplayedAnswers
 from sathub.status.api.v2.replay import ReplayedV2
 from sathub.status.cache import AnswerCache
@@ -49,14 +50,17 @@ async def not_found(request: Request, exc: Exception) -> Response:
 
 
 class SathubApp(Starlette):
-    """Starlette, with the read-only APIs' cache hits replayed before any middleware (/api/v2's
-    outermost, status/api/v2/replay.py, then version 1's, status/api/replay.py): a replayed answer
-    was first made through the whole stack for the same Host, so it needs neither the Host check
-    again nor the error page; skipping them is an eighth more requests per second."""
+    """Starlette, with the read-only APIs' cache hits replayed before any middleware (/api/v2's,
+    status/api/v2/replay.py, then version 1's, status/api/replay.py): a replayed answer was first
+    made through the whole stack for the same Host, so it needs neither the Host check again nor
+    the error page; skipping them is an eighth more requests per second. Outermost, the request
+    log (server/request_log.py) sees every answer, replayed ones included."""
 
     def build_middleware_stack(self) -> ASGIApp:
-        stack = ReplayedAnswers(super().build_middleware_stack(), self.state.answers, self.state.settings.prefix)
-        return ReplayedV2(stack, self.state.answers, self.state.settings.prefix)  # /api/v2's, beside v1's
+        settings = self.state.settings
+        stack: ASGIApp = ReplayedAnswers(super().build_middleware_stack(), self.state.answers, settings.prefix)
+        stack = ReplayedV2(stack, self.state.answers, settings.prefix)  # /api/v2's, beside v1's
+        return RequestLog(stack, access_log=bool(settings.access_log))
 
 
 @asynccontextmanager

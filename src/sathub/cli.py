@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import resource
 import socket
@@ -75,6 +76,12 @@ def serve(**flags) -> None:
         click.echo(f"Loaded the default catalog: {added} satellites.")
     engine.dispose()
     _allow_open_files(settings.max_connections + 256)  # sockets, plus the database and files
+    if 0 < settings.connection_share < settings.max_connections_per_client:
+        click.echo(
+            f"A client address holds at most {settings.connection_share} connections, a quarter of "
+            f"{describe('max_connections')} ({settings.max_connections}), not "
+            f"{describe('max_connections_per_client')} ({settings.max_connections_per_client})."
+        )
     os.environ.update(settings.to_env())
     click.echo(f"Serving on http://{settings.host}:{settings.port}{settings.prefix}/")
     uvicorn.run(
@@ -84,13 +91,32 @@ def serve(**flags) -> None:
         port=settings.port,
         workers=settings.workers,
         log_level=settings.log_level,
-        access_log=settings.log_level == "debug",
+        log_config=_log_config(settings.log_level),
+        access_log=False,  # sathub's own (server/request_log.py) has the time, the size and the duration
         loop="uvloop",
         http="sathub.server.http_protocol:GuardedHttpToolsProtocol",
         proxy_headers=bool(settings.trusted_proxies),
         forwarded_allow_ips=_as_uvicorn_reads_them(settings.trusted_proxies),
         server_header=False,
     )
+
+
+def _log_config(log_level: str) -> dict:
+    """uvicorn's logging, with sathub's lines beside its own (stderr, `WARNING:  …`) and the
+    access log's on stdout, where uvicorn writes its access log, each line as it is."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["formatters"]["bare"] = {"format": "%(message)s"}
+    config["handlers"]["access_lines"] = {
+        "formatter": "bare",
+        "class": "logging.StreamHandler",
+        "stream": "ext://sys.stdout",
+    }
+    level = log_level.upper()
+    config["loggers"]["sathub"] = {"handlers": ["default"], "level": level, "propagate": False}
+    config["loggers"]["sathub.access"] = {"handlers": ["access_lines"], "level": level, "propagate": False}
+    return config
 
 
 def _as_uvicorn_reads_them(trusted_proxies: str) -> str | None:

@@ -18,6 +18,7 @@ LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
 BACKENDS = ("sqlite", "postgresql", "postgres")
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+CLIENT_SHARE_DIVISOR = 4  # one client address holds at most a quarter of a process's connections
 
 
 class SettingError(ValueError):
@@ -111,6 +112,9 @@ class Settings:
     port: int = _setting(8000, _integer(1, 65535), "--port")
     workers: int = _setting(1, _integer(1, 256), "--workers")
     log_level: str = _setting("info", ("one of " + ", ".join(LOG_LEVELS), LOG_LEVELS.__contains__), "--log-level")
+    # A line per answered request, at info, in the Combined Log Format and its duration
+    # (server/request_log.py); 0: none. Answers of 5xx are logged either way, at warning.
+    access_log: int = _setting(1, ("1 (on) or 0 (off)", (0, 1).__contains__))
     # Signs admin session cookies; shared by every process of a deployment.
     secret_key: str = _setting("", ANY_TEXT)
     # Optional deploy facts sent as X-AMSAT-API-Commit / X-AMSAT-API-Deployed-At.
@@ -127,7 +131,8 @@ class Settings:
     # Connection limits of each process (server/http_protocol.py): the size of a request's headers,
     # the seconds they may take to arrive, the seconds a request's body may take once its headers
     # are in, the connections kept open at once, and the share of those one client address may
-    # hold (0: no share; the trusted proxies are exempt, their clients are many).
+    # hold, at most a quarter of them (connection_share; 0: no share; the trusted proxies are
+    # exempt, their clients are many).
     max_header_bytes: int = _setting(65536, _integer(1024, 1 << 24))
     header_timeout: int = _setting(10, _integer(1, 3600))
     body_timeout: int = _setting(30, _integer(1, 3600))
@@ -150,9 +155,16 @@ class Settings:
     archiver_key: str = _setting("", ANY_TEXT)
     archiver_from: str = _setting("127.0.0.1/32,::1/128", NETWORKS)
     archiver_max_bytes: int = _setting(25 * 1024 * 1024, _integer(1024))
+    # MIME parts of one archived message (the message itself, each part, each part of an attached
+    # message) that are split out into its text and attachments, by the archiver and by `archive
+    # import`; the parser stops at the next one, and what follows is kept in the source only.
+    max_message_parts: int = _setting(1000, _integer(1, 1_000_000))
     # mbox exports (`…/export/<name>.mbox.gz`) streamed at once by one process; beyond: 503 with
     # Retry-After. Each holds a worker thread while it reads a chunk, and a client's bandwidth.
     max_exports: int = _setting(4, _integer(1, 1000))
+    # Seconds an export's client may take none of its bytes before the export is cut and its slot
+    # given back (archive/export/sending.py); one client address holds at most half the slots.
+    export_write_timeout: int = _setting(30, _integer(1, 3600))
     # Mailman core's REST API (the root without a version, e.g. http://127.0.0.1:8001), where list
     # names, descriptions and archive policies come from; empty: lists are public unless --private.
     mailman_rest_url: str = _setting(
@@ -172,6 +184,16 @@ class Settings:
     def to_env(self) -> dict[str, str]:
         """The environment that makes from_env() rebuild these settings (for worker processes)."""
         return {env_name(f.name): str(getattr(self, f.name)) for f in fields(self)}
+
+    @property
+    def connection_share(self) -> int:
+        """The connections one client address may hold in a process (0: no share): its setting,
+        but never more than 1/CLIENT_SHARE_DIVISOR of the process's, so that one address never
+        holds every connection (a share of 512 beside SATHUB_MAX_CONNECTIONS=300 once let 320 slow
+        bodies from one address keep every other client waiting)."""
+        if not self.max_connections_per_client:
+            return 0
+        return min(self.max_connections_per_client, max(1, self.max_connections // CLIENT_SHARE_DIVISOR))
 
     @property
     def prefix(self) -> str:

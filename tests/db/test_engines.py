@@ -3,6 +3,9 @@ which keeps the statements psycopg prepared on the pooled connection (a rollback
 deallocate them all, and every read would parse and plan its statements again); a snapshot read
 sees one state of the database from its first statement to its last."""
 
+import gc
+import weakref
+
 import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -67,3 +70,15 @@ def test_a_snapshot_read_sees_none_of_the_commits_made_during_it(one, engine):
             assert conn.execute(count).scalar_one() == seen, snapshot
     with db.connect(one) as conn:
         assert conn.exec_driver_sql("SHOW transaction_isolation").scalar() == "read committed"
+
+
+def test_an_engine_nobody_holds_is_collected_with_the_connections_of_its_pool(database_url):
+    """Its deadlines once held it for good (a value of a WeakKeyDictionary that referred to its
+    key): every engine a test made and dropped kept its connections open until the run ended."""
+    engine = db.create_engine(database_url, timeout=10)
+    with db.connect(engine) as conn:
+        conn.exec_driver_sql("SELECT 1")
+    collected = weakref.ref(engine)
+    del engine, conn
+    gc.collect()
+    assert collected() is None

@@ -1,5 +1,7 @@
 """RevisionProbe (src/sathub/db/revision_probe.py): the revision every cached read starts with, on both backends."""
 
+import gc
+
 import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -97,7 +99,23 @@ def test_an_app_closes_its_probe_connections_when_it_stops(engine, settings):
     with TestClient(app, base_url="http://sathub.test") as client:
         assert client.get("/api/v1/summary.php").status_code == 200
         probe = app.state.answers.probe
-        assert probe._opened and event.contains(engine, "commit", probe._alive)
-    assert probe._opened == [] and not event.contains(engine, "commit", probe._alive)
+        assert probe._opened and event.contains(engine, "commit", probe._listener)
+    assert probe._opened == [] and not event.contains(engine, "commit", probe._listener)
+    engine.pool.dispose()
+    assert _server_connections(engine) == before
+
+
+def test_a_probe_dropped_without_its_shutdown_closes_its_connection_and_stops_listening(engine, settings):
+    """An app served without its lifespan (a TestClient outside `with`) never closes its probe:
+    held by the engine's commit listener, each such probe kept its connection open on the server
+    for as long as the engine lived (the session's, in the test suite)."""
+    engine.pool.dispose()
+    before = _server_connections(engine)
+    listeners = len(engine.dispatch.commit)
+    client = TestClient(create_app(settings, engine=engine), base_url="http://sathub.test")
+    assert client.get("/api/v1/summary.php").status_code == 200
+    del client
+    gc.collect()
+    assert len(engine.dispatch.commit) == listeners
     engine.pool.dispose()
     assert _server_connections(engine) == before

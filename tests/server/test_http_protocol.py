@@ -6,6 +6,7 @@ pieces as send would."""
 import asyncio
 import logging
 import socket
+import statistics
 import time
 
 import httpx
@@ -39,6 +40,11 @@ def address(root: str) -> tuple[str, int]:
     return host, int(port)
 
 
+# How much later than its timer an answer may come: a busy 2-core machine (load 8-14) delays a
+# process by tenths of a second, and a timer that is never armed is caught by the sockets' own 5 s.
+LATE = 2
+
+
 def exchange(root: str, data: bytes, timeout: float = 5) -> bytes:
     with socket.create_connection(address(root), timeout=timeout) as sock:
         sock.sendall(data)
@@ -47,14 +53,13 @@ def exchange(root: str, data: bytes, timeout: float = 5) -> bytes:
 
 def test_oversized_headers_are_431(server):
     huge = b"GET /api/v1/statuses.php HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 1_000_000
-    started = time.monotonic()
     with socket.create_connection(address(server), timeout=5) as sock:
         try:
             sock.sendall(huge)
         except (BrokenPipeError, ConnectionResetError):
             pass  # refused while we were still sending
         answer = sock.recv(65536)
-    assert answer.startswith(b"HTTP/1.1 431") and time.monotonic() - started < 2
+    assert answer.startswith(b"HTTP/1.1 431")  # not the 408 of headers that would not end in time
 
 
 def test_bodies_do_not_count_as_headers(server):
@@ -66,7 +71,7 @@ def test_headers_that_never_come_or_trickle_are_408(server):
     started = time.monotonic()
     with socket.create_connection(address(server), timeout=5) as sock:
         assert sock.recv(65536).startswith(b"HTTP/1.1 408")
-    assert 0.9 < time.monotonic() - started < 3
+    assert 0.9 < time.monotonic() - started < 1 + LATE  # SATHUB_HEADER_TIMEOUT=1
     with socket.create_connection(address(server), timeout=5) as sock:
         sock.sendall(b"GET /api/v1/statuses.php HTTP/1.1\r\n")
         time.sleep(0.6)
@@ -75,15 +80,28 @@ def test_headers_that_never_come_or_trickle_are_408(server):
 
 
 def test_idle_sockets_do_not_stop_real_requests(server):
-    idle = [socket.create_connection(address(server)) for _ in range(500)]
-    try:
-        started = time.monotonic()
+    """A request among 500 idle sockets takes about what one takes without them (the median of five
+    each, measured here one after the other, so that a busy machine slows both alike). Were the
+    idle sockets to stop the server, a request would wait for their header timeout (1 s)."""
+
+    def median_request(client: httpx.Client) -> float:
+        durations = []
         for _ in range(5):
-            assert httpx.get(f"{server}/api/v1/statuses.php", timeout=5).status_code == 200
-        assert time.monotonic() - started < 2
-    finally:
-        for sock in idle:
-            sock.close()
+            started = time.monotonic()
+            assert client.get(f"{server}/api/v1/statuses.php").status_code == 200
+            durations.append(time.monotonic() - started)
+        return statistics.median(durations)
+
+    # A new connection for each request, as the idle sockets' neighbours would open.
+    with httpx.Client(timeout=5, headers={"Connection": "close"}) as client:
+        alone = median_request(client)
+        idle = [socket.create_connection(address(server)) for _ in range(500)]
+        try:
+            among_idle = median_request(client)
+        finally:
+            for sock in idle:
+                sock.close()
+    assert among_idle < 3 * alone + 0.2, (alone, among_idle)
 
 
 def test_connections_beyond_the_limit_are_refused_and_the_limit_frees_itself(server):

@@ -20,6 +20,9 @@ from tests.live_server import free_port, serving
 pytestmark = pytest.mark.slow
 
 LIMITS = {"SATHUB_BODY_TIMEOUT": "1", "SATHUB_HEADER_TIMEOUT": "2"}
+# How much later than its timer an answer may come: a busy 2-core machine (load 8-14) delays a
+# process by tenths of a second, and a timer that is never armed is caught by the sockets' own 5 s.
+LATE = 2
 REPORT = b'{"name": "AO-91"}'
 
 
@@ -88,18 +91,18 @@ def test_a_body_that_never_comes_is_408_after_the_body_timeout(server):
         sock.sendall(post_head(b"/api/v1/reports.php", 1000) + b"0123456789")
         answer = read_all(sock)
     assert answer.startswith(b"HTTP/1.1 408") and b"connection: close" in answer
-    assert 0.9 < time.monotonic() - started < 3
+    assert 0.9 < time.monotonic() - started < 1 + LATE
 
 
 def test_a_trickling_body_is_408_at_its_deadline_not_reset_by_each_byte(server):
+    """Were each byte to reset the deadline, no answer would come while bytes keep coming."""
     started = time.monotonic()
     with socket.create_connection(server.address, timeout=5) as sock:
         sock.sendall(post_head(b"/api/v1/reports.php", 1000))
-        while time.monotonic() - started < 3 and not select.select([sock], [], [], 0.1)[0]:
-            sock.sendall(b" ")  # a byte every 0.1 s, until the server answers
+        while not (answered := bool(select.select([sock], [], [], 0.1)[0])) and time.monotonic() - started < 10:
+            sock.sendall(b" ")  # a byte every 0.1 s, until the server answers (its body timeout is 1 s)
         answer = read_all(sock)
-    assert answer.startswith(b"HTTP/1.1 408")
-    assert time.monotonic() - started < 3.5
+    assert answered and answer.startswith(b"HTTP/1.1 408")
 
 
 def test_an_answer_begun_before_its_body_is_cut_not_answered_twice(server):
@@ -109,7 +112,7 @@ def test_an_answer_begun_before_its_body_is_cut_not_answered_twice(server):
         sock.sendall(post_head(b"/api/v1/reports.php", 1024 * 1024) + b"x" * 100)
         answer = read_all(sock)  # until the server closes the connection
     assert answer.startswith(b"HTTP/1.1 413") and answer.count(b"HTTP/1.1 ") == 1
-    assert 0.9 < time.monotonic() - started < 3
+    assert 0.9 < time.monotonic() - started < 1 + LATE
 
 
 def test_a_body_within_its_deadline_is_served_and_the_connection_kept(server):

@@ -16,6 +16,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from sathub.db.engines import UNREACHABLE
+from sathub.server.request_log import note_failure
 
 NOT_FOUND = "Not found."
 FORBIDDEN = "You do not have permission to perform this action."
@@ -48,8 +49,11 @@ class ArchiveEndpoint:
                 raise ArchiveError(405, self.not_allowed(request.method))
             response = await self.respond(request)
         except ArchiveError as error:
+            if error.status >= 500:
+                note_failure(request, error)
             response = self.render_error(request, error)
-        except UNREACHABLE:  # refused a connection, or lost it under a statement
+        except UNREACHABLE as exc:  # refused a connection, or lost it under a statement
+            note_failure(request, exc)
             response = self.render_error(request, ArchiveError(503, self.unavailable))
         if request.method == "HEAD":
             response.body = b""  # the Content-Length of GET's body stays

@@ -133,7 +133,10 @@ def create_engine(url: str, pool_size: int = 5, max_overflow: int = 5, timeout: 
     engine = sa.create_engine(
         parsed, pool_size=pool_size, max_overflow=max_overflow, pool_timeout=10, connect_args=connect_args
     )
-    deadlines = _deadlines[engine] = Deadlines(lambda: _try_connection(engine, connect_args))
+    # The engine, weakly: a value of _deadlines that held its key would keep every engine, and the
+    # connections of its pool, for as long as the process lives (the test suite's leak).
+    engine_ref = weakref.ref(engine)
+    deadlines = _deadlines[engine] = Deadlines(lambda: _try_connection(engine_ref, connect_args))
     deadlines.block_seconds = timeout
     if timeout is not None:  # serving: commands wait for the server as psycopg does
         event.listen(
@@ -190,20 +193,24 @@ def _ping(engine: Engine, deadlines: Deadlines, dbapi_connection) -> None:
 @contextlib.contextmanager
 def _silence_is_unavailable(deadlines: Deadlines, dbapi_connection, seconds: float, *, declare: bool):
     """Run the block under a deadline; an error after the watchdog cut the connection is
-    DatabaseUnavailable (and, with `declare`, the server is declared silent)."""
-    with deadlines.watch(dbapi_connection, seconds) as watch:
+    DatabaseUnavailable (and, with `declare`, for a trivial query, the server is declared silent
+    unless it answered something else meanwhile: Deadlines.gave_up)."""
+    with deadlines.watch(dbapi_connection, seconds, trivial=declare) as watch:
         try:
             yield
         except Exception as exc:
             if not watch.fired:
                 raise
-            if declare:
-                deadlines.declare_silent()
-            raise DatabaseUnavailable(SILENT if declare else f"no answer within {seconds:g} s") from exc
+            if declare and deadlines.gave_up(watch.heard_after):
+                raise DatabaseUnavailable(SILENT) from exc
+            raise DatabaseUnavailable(f"no answer within {seconds:g} s") from exc
 
 
-def _try_connection(engine: Engine, connect_args: dict) -> None:
+def _try_connection(engine_ref: weakref.ref[Engine], connect_args: dict) -> None:
     """A new connection outside the pool, a trivial query, closed: does the server answer again?"""
+    engine = engine_ref()
+    if engine is None:
+        raise DatabaseUnavailable("its engine is gone")
     args, kwargs = engine.dialect.create_connect_args(engine.url)
     dbapi_connection = engine.dialect.connect(*args, **{**kwargs, **connect_args})
     try:

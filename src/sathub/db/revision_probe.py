@@ -5,9 +5,11 @@ the stream's wake-ups on SQLite that something was written. It is a connection o
 
 from __future__ import annotations
 
+import functools
 import importlib
 import threading
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -45,25 +47,19 @@ class RevisionProbe:
         # Every thread's connection, so that close() reaches those of threads that are gone.
         self._opened: list[Connection] = []
         self._opened_lock = threading.Lock()
-        event.listen(engine, "commit", self._alive)
+        # The engine's commits vouch for the database; its listener holds the probe weakly, and a
+        # probe collected without close() (an app made and dropped without its shutdown, as tests
+        # do) closes its connections and stops listening then: held by a shared engine, each such
+        # probe kept a connection open on the server, and its listener, for as long as the engine.
+        self._listener = functools.partial(_commits_vouch, weakref.ref(self))
+        event.listen(engine, "commit", self._listener)
+        self._closer = weakref.finalize(self, _close, engine, self._listener, self._opened, self._opened_lock)
 
     def close(self) -> None:
         """Close every thread's connection and stop listening to the engine's commits (the app's
-        shutdown; an app made and dropped, as tests do, would otherwise keep a connection per
-        thread it served from, idle on the server, and its listener on a shared engine)."""
-        if event.contains(self.engine, "commit", self._alive):
-            event.remove(self.engine, "commit", self._alive)
-        with self._opened_lock:
-            opened, self._opened = self._opened, []
-        for conn in opened:
-            try:
-                conn.close()
-            except Exception:  # gone with its server already
-                pass
+        shutdown)."""
+        _close(self.engine, self._listener, self._opened, self._opened_lock)
         self.local = threading.local()
-
-    def _alive(self, *_) -> None:
-        self.alive_at = time.monotonic()
 
     def check(self) -> None:
         """Raise DatabaseUnavailable unless the database answered this process very recently
@@ -138,8 +134,27 @@ class RevisionProbe:
         self.local.conn = self.local.cursor = None
         if conn is not None:
             with self._opened_lock:
-                self._opened = [kept for kept in self._opened if kept is not conn]
+                self._opened[:] = [kept for kept in self._opened if kept is not conn]
             try:
                 conn.invalidate()
             except Exception:
                 pass
+
+
+def _commits_vouch(probe: weakref.ref[RevisionProbe], *_) -> None:
+    alive = probe()
+    if alive is not None:
+        alive.alive_at = time.monotonic()
+
+
+def _close(engine: Engine, listener: Callable, opened: list[Connection], lock: threading.Lock) -> None:
+    if event.contains(engine, "commit", listener):
+        event.remove(engine, "commit", listener)
+    with lock:
+        connections = opened[:]
+        opened.clear()
+    for conn in connections:
+        try:
+            conn.close()
+        except Exception:  # gone with its server already
+            pass

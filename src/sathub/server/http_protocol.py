@@ -6,7 +6,8 @@
   never start), and one for its body once the headers are in (408; an answer already begun, such
   as a 413 sent before the body, is cut instead);
 - a limit on the connections a process keeps open, and on the share of them one client address
-  holds (503; trusted proxies, whose clients are many, have no share).
+  holds, at most a quarter of them (503; trusted proxies, whose clients are many, have no share;
+  config.Settings.connection_share).
 Idle keep-alive connections are closed by uvicorn's own keep-alive timeout. A refusal owed to a
 request pipelined behind others goes out after their answers.
 
@@ -116,10 +117,11 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if len(self.connections) > limits.max_connections:
             self._refuse(TOO_MANY_CONNECTIONS, owed=False)
             return
-        if limits.max_connections_per_client and self.client and not _without_share(self.client[0]):
+        share = limits.connection_share
+        if share and self.client and not _without_share(self.client[0]):
             host = self._client_host = self.client[0]
             held = self.open_per_client[host] = self.open_per_client.get(host, 0) + 1
-            if held > limits.max_connections_per_client:
+            if held > share:
                 self._refuse(TOO_MANY_CONNECTIONS, owed=False)
                 return
         self._arm_header_timer()

@@ -5,18 +5,17 @@ Errors are raised once as ApiError and rendered in one place (`endpoint`)."""
 from __future__ import annotations
 
 import functools
-import logging
 from collections.abc import Awaitable, Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from sathub.db.engines import UNREACHABLE, DatabaseError
+from sathub.server.request_log import note_failure
 from sathub.status.api.php_json import php_compact_json, php_pretty_json
 from sathub.web import BodyTooLarge, settings_of
 
 API_VERSION = "1.0.0"
-log = logging.getLogger("sathub.status")
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -134,16 +133,18 @@ def endpoint(
             try:
                 response = await handler(request)
             except ApiError as error:
+                if error.status >= 500:
+                    note_failure(request, error)
                 response = answer_error(request, error, None)
             except BodyTooLarge:
                 too_large = ApiError(413, "payload_too_large", "The request body is larger than 64 KiB.")
                 response = answer_error(request, too_large, None)
             except UNREACHABLE as exc:
-                log.warning("database unavailable: %s", exc)
+                note_failure(request, exc)
                 away = ApiError(503, "database_unavailable", "The database is unavailable.")
                 response = answer_error(request, away, {"Retry-After": "5"})
-            except DatabaseError:
-                log.exception("query failed")
+            except DatabaseError as exc:
+                note_failure(request, exc)  # logged with its traceback (a 500)
                 code = "write_failed" if method == "POST" else "query_failed"
                 response = answer_error(request, ApiError(500, code, "The database query failed."), None)
             if method == "HEAD":

@@ -4,22 +4,20 @@ The JSON endpoints answer their own 503 envelope (api/responses.py)."""
 
 from __future__ import annotations
 
-import logging
-
 from starlette.requests import Request
 from starlette.responses import Response
 
+from sathub.server.request_log import note_failure
 from sathub.status.cache import answers_of
 from sathub.status.pages.status_page import STATUS_PAGE_PATHS, status_page_key
 from sathub.status.templating import CachedPage, render
 from sathub.web import settings_of, site_url
 
-log = logging.getLogger("sathub.status")
 RETRY = {"Retry-After": "5", "Cache-Control": "no-store"}
 
 
 async def database_unavailable(request: Request, exc: Exception) -> Response:
-    log.warning("database unavailable: %s", exc)
+    note_failure(request, exc)
     path = request.url.path.removeprefix(settings_of(request).prefix)
     if path in STATUS_PAGE_PATHS and request.method in ("GET", "HEAD"):
         last = answers_of(request).last(status_page_key(site_url(request)))
