@@ -41,9 +41,13 @@ LAYERS = {
         # the pure rules and the tables: no I/O but the data revision's read
         **dict.fromkeys(("tables", "rules", "times", "grid", "records", "locators", "csrf"), CORE),
         **dict.fromkeys(("rate_limit", "templating", "cache"), CORE),
+        # where the satellites are: the element sets and the sky over a place, used by the writer
+        **dict.fromkeys(("orbits.elements", "orbits.sky"), CORE),
         "store": STORE,
         # the doors: /api/v1, /api/v2, the stream, the pages, administration, the legacy import
         **dict.fromkeys(("api", "api.v2", "stream", "pages", "admin", "migrate"), ROOM),
+        # the orbits' doors: the elements loader and its refresh, pass predictions
+        "orbits": ROOM,
         **dict.fromkeys(("routes", "commands"), TOP),
     },
     "archive": {

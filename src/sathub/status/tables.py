@@ -11,6 +11,7 @@ satellites = sa.Table(
     sa.Column("api_name", sa.String(255), nullable=False),
     sa.Column("display_name", sa.String(255), nullable=False),
     sa.Column("website", sa.String(255), nullable=False, server_default=""),
+    sa.Column("norad_id", sa.Integer, nullable=True),  # 0019: modes of one satellite share it
 )
 
 satellite_aliases = sa.Table(
@@ -32,6 +33,8 @@ reports = sa.Table(
     sa.Column("report", sa.String(16), nullable=False),
     sa.Column("grid_square", sa.String(8), nullable=True),
     sa.Column("replaced_report", sa.String(16), nullable=True),
+    # 0019: above the grid square during the quarter-hour? NULL: cannot tell (docs/orbits.md)
+    sa.Column("visible", sa.Boolean, nullable=True),
 )
 
 report_totals = sa.Table(
@@ -84,6 +87,8 @@ data_revision = sa.Table(
     sa.Column("catalog_revision", sa.BigInteger, nullable=False, server_default="0"),  # 0007
     # The last id the triggers of migration 0009 gave an event: the stream's committed watermark.
     sa.Column("last_event_id", sa.BigInteger, nullable=False, server_default="0"),  # 0009
+    # Moved by every elements load that changes a current set: what pass predictions are kept by.
+    sa.Column("elements_revision", sa.BigInteger, nullable=False, server_default="0"),  # 0019
 )
 
 _COUNTS = ("heard", "telemetry", "not_heard", "crew")
@@ -127,3 +132,28 @@ def column_length(column: sa.Column) -> int:
     """The n of a column declared sa.String(n) here: a longer value cannot be stored."""
     assert isinstance(column.type, sa.String) and column.type.length is not None, column
     return column.type.length
+
+# Migration 0019: every element set loaded; a satellite's newest epoch is its current set. The
+# columns are SGP4's inputs (radians, revolutions per minute as sgp4 keeps them), whatever the source.
+ELEMENT_FIELDS = ("bstar", "ndot", "nddot", "ecco", "argpo", "inclo", "mo", "no_kozai", "nodeo")
+orbital_elements = sa.Table(
+    "orbital_elements",
+    metadata,
+    sa.Column("norad_id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("epoch", sa.Float(precision=53), primary_key=True),  # Unix seconds, UTC
+    sa.Column("object_name", sa.String(255), nullable=False, server_default=""),
+    *(sa.Column(name, sa.Float(precision=53), nullable=False) for name in ELEMENT_FIELDS),
+    sa.Column("source", sa.String(8), nullable=False),  # 'tle' or 'omm'
+    sa.Column("loaded_at", sa.BigInteger, nullable=False),
+)
+
+# Migration 0019: one row (id 1), the lease by which one process at a time refreshes the elements.
+orbit_refresh = sa.Table(
+    "orbit_refresh",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("next_due", sa.BigInteger, nullable=False),
+    sa.Column("last_success", sa.BigInteger, nullable=True),
+    sa.Column("last_error", sa.Text, nullable=True),
+    sa.Column("failures", sa.Integer, nullable=False, server_default="0"),
+)

@@ -151,7 +151,8 @@ def catalog_entries(conn: Connection) -> tuple[Sequence[sa.Row], dict[int, list[
 
 def load_catalog(conn: Connection, rows: list[dict]) -> int:
     """Insert or update entries keyed by API name (case-insensitive); returns how many were written.
-    A website that is not an http(s) URL is stored empty."""
+    A website that is not an http(s) URL is stored empty; a `norad_id` that is not a positive
+    number is left out (docs/orbits.md)."""
     written = 0
     for row in rows:
         api_name = db_text((row.get("name") or "").strip())
@@ -162,6 +163,9 @@ def load_catalog(conn: Connection, rows: list[dict]) -> int:
             "display_name": db_text((row.get("display_name") or api_name).strip()),
             "website": db_text(website) if is_web_url(website) else "",
         }
+        norad_id = (row.get("norad_id") or "").strip()
+        if norad_id.isascii() and norad_id.isdigit() and 0 < int(norad_id) <= MAX_INTEGER:
+            values["norad_id"] = int(norad_id)  # a catalog without the column leaves the numbers be
         updated = conn.execute(satellites.update().where(_api_name_is(api_name)).values(**values)).rowcount
         if not updated:
             conn.execute(satellites.insert().values(api_name=api_name, **values))
