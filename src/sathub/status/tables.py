@@ -133,6 +133,7 @@ def column_length(column: sa.Column) -> int:
     assert isinstance(column.type, sa.String) and column.type.length is not None, column
     return column.type.length
 
+
 # Migration 0019: every element set loaded; a satellite's newest epoch is its current set. The
 # columns are SGP4's inputs (radians, revolutions per minute as sgp4 keeps them), whatever the source.
 ELEMENT_FIELDS = ("bstar", "ndot", "nddot", "ecco", "argpo", "inclo", "mo", "no_kozai", "nodeo")

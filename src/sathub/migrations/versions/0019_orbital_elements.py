@@ -33,9 +33,7 @@ def upgrade() -> None:
     op.add_column("satellites", sa.Column("norad_id", sa.Integer, nullable=True))
     op.create_index("satellites_norad_id", "satellites", ["norad_id"])
     op.add_column("reports", sa.Column("visible", sa.Boolean, nullable=True))
-    op.add_column(
-        "data_revision", sa.Column("elements_revision", sa.BigInteger, nullable=False, server_default="0")
-    )
+    op.add_column("data_revision", sa.Column("elements_revision", sa.BigInteger, nullable=False, server_default="0"))
     op.create_table(
         "orbital_elements",
         sa.Column("norad_id", sa.Integer, primary_key=True, autoincrement=False),
