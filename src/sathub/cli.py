@@ -1,4 +1,4 @@
-"""The front door: sathub serve | db upgrade | catalog ... | status import-legacy | archive ... | admin ..."""
+"""The front door: sathub serve | db upgrade | catalog | status | archive | admin | webhooks ..."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from sathub.archive.commands import archive
 from sathub.cli_options import database_option, engine_for
 from sathub.config import SettingError, Settings, accepts, describe, env_name, parse_networks
 from sathub.status.commands import admin, catalog, load_default_catalog_if_empty, status
+from sathub.status.notify.webhook_commands import webhooks
 
 
 class _Commands(click.Group):
@@ -164,5 +165,5 @@ def db_upgrade(database_url) -> None:
     click.echo("Database is up to date.")
 
 
-for group in (catalog, status, archive, admin):
+for group in (catalog, status, archive, admin, webhooks):
     main.add_command(group)

@@ -50,6 +50,14 @@ def store_report(engine, name, when: datetime, callsign="W1AW", report="Heard", 
         )[0]
 
 
+def set_visible(engine, report_id: int, visible: bool | None) -> None:
+    """Set a stored report's `visible` as a recheck would: an UPDATE of that column alone."""
+    from sathub.status.tables import reports
+
+    with db.connect(engine, write=True) as conn:
+        conn.execute(sa.update(reports).where(reports.c.id == report_id).values(visible=visible))
+
+
 def bump_revision(engine) -> None:
     """Move the data revision by one, as any committed write does (migration 0001's triggers)."""
     with engine.begin() as conn:

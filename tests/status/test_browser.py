@@ -14,7 +14,7 @@ from sathub.status.store import accounts as account_store
 from sathub.status.store import catalog as catalog_store
 from tests.conftest import empty_all_tables
 from tests.live_server import app_in_thread
-from tests.status.seed import FIXTURE_CATALOG, store_report
+from tests.status.seed import FIXTURE_CATALOG, set_visible, store_report
 
 pytestmark = pytest.mark.browser
 
@@ -254,3 +254,22 @@ def test_a_wrong_password_is_refused(site, page):
     page.fill('input[name="password"]', "nope")
     page.click('input[type="submit"][value="Login"]')
     assert page.get_by_text("Login failed. Username or password is incorrect.").is_visible()
+
+
+def test_an_implausible_report_is_marked_on_the_satellite_page(site, page, screenshots):
+    base, engine = site
+    now = now_utc().replace(second=0, microsecond=0)
+    below = store_report(engine, "AO-91", now - timedelta(minutes=20), callsign="W1AW", grid="FN31")
+    store_report(engine, "AO-91", now - timedelta(hours=2), callsign="K1ABC", grid="FN42")
+    set_visible(engine, below.id, False)
+    page.goto(f"{base}/satellite/AO-91")
+    rows = page.locator("table.reports tbody tr")
+    assert rows.count() == 2  # shown, not hidden
+    marked, plain = rows.nth(0), rows.nth(1)
+    assert marked.locator(".implausible-mark").is_visible()
+    # what a screen reader reads: the words, not the symbol (aria-hidden)
+    assert page.get_by_role("row", name="implausible: the satellite was below this grid square's horizon").count() == 1
+    assert plain.locator(".implausible-mark").count() == 0
+    shaded = marked.locator("td").first.evaluate("td => getComputedStyle(td).backgroundColor")
+    assert shaded != plain.locator("td").first.evaluate("td => getComputedStyle(td).backgroundColor")
+    page.locator("section[aria-labelledby=recent-heading]").screenshot(path=str(screenshots / "implausible-report.png"))

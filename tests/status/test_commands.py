@@ -1,11 +1,15 @@
 """`sathub catalog ...` and `sathub admin add-user` against a real database."""
 
+import csv
+import io
+
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 
 from sathub.cli import main
 from sathub.status.admin import passwords
+from sathub.status.commands import DEFAULT_CATALOG
 from sathub.status.tables import satellite_aliases, satellites, users
 
 
@@ -122,3 +126,24 @@ def test_admin_add_user_takes_a_name_of_64_characters(engine):
     run(engine, "admin", "add-user", "é" * 64, "--email", "a" * 247 + "@x.org", SATHUB_ADMIN_PASSWORD="correct horse")
     with engine.connect() as conn:
         assert conn.execute(sa.select(users.c.username)).scalar_one() == "é" * 64
+
+
+def test_catalog_add_takes_and_list_shows_the_norad_number(engine):
+    run(engine, "catalog", "add", "AO-7_[U/v]", "--norad-id", "7530")
+    run(engine, "catalog", "add", "AO-7_[U/v]", "--display-name", "AO-7 Mode B")  # keeps its number
+    run(engine, "catalog", "add", "NEW-1")
+    rows = {row["name"]: row for row in csv.DictReader(io.StringIO(run(engine, "catalog", "list")))}
+    assert (rows["AO-7_[U/v]"]["display_name"], rows["AO-7_[U/v]"]["norad_id"]) == ("AO-7 Mode B", "7530")
+    assert rows["NEW-1"]["norad_id"] == ""
+    url = engine.url.render_as_string(False)
+    for refused in ("0", "x", "2147483648"):
+        result = CliRunner().invoke(main, ["catalog", "add", "X-1", "--norad-id", refused, "--database-url", url])
+        assert result.exit_code == 2 and "--norad-id" in result.output
+
+
+def test_the_shipped_catalog_lists_its_norad_numbers(engine):
+    """Every NORAD number of src/sathub/data/catalog.csv comes out of `catalog list` as loaded."""
+    run(engine, "catalog", "load")
+    shipped = {row["name"]: row["norad_id"] for row in csv.DictReader(DEFAULT_CATALOG.open(encoding="utf-8"))}
+    listed = {row["name"]: row["norad_id"] for row in csv.DictReader(io.StringIO(run(engine, "catalog", "list")))}
+    assert listed == shipped

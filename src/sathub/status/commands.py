@@ -14,9 +14,12 @@ import click
 
 from sathub import db
 from sathub.cli_options import database_option, engine_for
+from sathub.db.dialect import MAX_INTEGER
 from sathub.status import rules
 from sathub.status.admin import passwords
 from sathub.status.migrate import importer
+from sathub.status.orbits.commands import elements
+from sathub.status.orbits.recheck import recheck
 from sathub.status.store import accounts
 from sathub.status.store import catalog as catalog_store
 
@@ -54,12 +57,13 @@ def catalog() -> None:
 @catalog.command("list")
 @database_option
 def catalog_list(database_url) -> None:
-    """Print the catalog as CSV (name, display_name, website, aliases)."""
+    """Print the catalog as CSV (name, display_name, website, aliases, norad_id)."""
     with db.connect(engine_for(database_url)) as conn:
         writer = csv.writer(sys.stdout)
-        writer.writerow(["name", "display_name", "website", "aliases"])
+        writer.writerow(["name", "display_name", "website", "aliases", "norad_id"])
         for sat in catalog_store.catalog_with_aliases(conn):
-            writer.writerow([sat["api_name"], sat["display_name"], sat["website"], " ".join(sat["aliases"])])
+            aliases = " ".join(sat["aliases"])
+            writer.writerow([sat["api_name"], sat["display_name"], sat["website"], aliases, sat["norad_id"] or ""])
 
 
 @catalog.command("load")
@@ -78,16 +82,28 @@ def catalog_load(file, database_url) -> None:
 @click.argument("name")
 @click.option("--display-name", default=None, help="Shown on the page (default: NAME).")
 @click.option("--website", default="", help="Link for the status page row.")
+@click.option(
+    "--norad-id",
+    type=click.IntRange(1, MAX_INTEGER),
+    default=None,
+    help="Its NORAD catalog number, which its orbital elements are matched by (modes share one).",
+)
 @database_option
-def catalog_add(name, display_name, website, database_url) -> None:
-    """Add (or update) the satellite with API name NAME."""
+def catalog_add(name, display_name, website, norad_id, database_url) -> None:
+    """Add (or update) the satellite with API name NAME (an update without --norad-id keeps its number)."""
     if max(len(name), len(display_name or ""), len(website)) > rules.CATALOG_TEXT_LIMIT:
         limit = rules.CATALOG_TEXT_LIMIT
         raise click.UsageError(f"NAME, --display-name and --website hold at most {limit} characters.")
     if website and not rules.is_web_url(website):
         raise click.BadParameter("Give an http:// or https:// address.", param_hint="--website")
     with db.connect(engine_for(database_url), write=True) as conn:
-        catalog_store.load_catalog(conn, [{"name": name, "display_name": display_name or name, "website": website}])
+        entry = {
+            "name": name,
+            "display_name": display_name or name,
+            "website": website,
+            "norad_id": str(norad_id or ""),
+        }
+        catalog_store.load_catalog(conn, [entry])
     click.echo(f"Added {name}.")
 
 
@@ -123,6 +139,9 @@ def catalog_alias(alias, name, remove, database_url) -> None:
     click.echo(f"{alias} now stores reports under {name}.")
 
 
+catalog.add_command(elements)
+
+
 @click.group()
 def status() -> None:
     """Satellite status reports (interface A)."""
@@ -142,6 +161,9 @@ def import_legacy(source, database_url) -> None:
     except importer.SourceError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(summary.describe())
+
+
+status.add_command(recheck)
 
 
 @click.group()

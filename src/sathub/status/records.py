@@ -19,8 +19,10 @@ STATUS_OF_STATE = {
 
 
 def report_records(rows: Iterable) -> list[dict]:
-    """Rows of (id, name, display_name, day, hour, period, callsign, report, grid_square, ...), as
-    store.report_walk.report_page gives them, as flat records: no nested object, no null."""
+    """Rows of (id, name, display_name, day, hour, period, callsign, report, grid_square, visible,
+    ...), as store.report_walk.report_page gives them, as flat records: no nested object, no null
+    string. `visible` is true, false or null (docs/orbits.md, "Where visibility shows"): three
+    answers, and null is one of them (cannot tell), so it is not folded into false or a string."""
     read_time = times.read_form_time
     return [
         {
@@ -32,6 +34,7 @@ def report_records(rows: Iterable) -> list[dict]:
             "callsign": callsign,
             "report": report,
             "grid_square": grid_square or "",
+            "visible": None if visible is None else bool(visible),
         }
-        for id_, name, display_name, day, hour, period, callsign, report, grid_square, *_ in rows
+        for id_, name, display_name, day, hour, period, callsign, report, grid_square, visible, *_ in rows
     ]

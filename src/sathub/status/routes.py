@@ -4,12 +4,16 @@
 
 from __future__ import annotations
 
+import re
+
 from starlette.routing import Route
 
 from sathub.db.engines import UNREACHABLE
 from sathub.status.admin import views as admin
 from sathub.status.api import docs_pages, legacy_arrays, v1
 from sathub.status.api.v2 import endpoints as v2
+from sathub.status.notify import feeds
+from sathub.status.orbits import passes_door
 from sathub.status.pages import outage, satellite_pages, status_page, submit
 from sathub.status.stream import door as stream
 
@@ -20,6 +24,13 @@ EXCEPTION_HANDLERS = dict.fromkeys(UNREACHABLE, outage.database_unavailable)
 def _any_method(path: str, endpoint) -> Route:
     route = Route(path, endpoint)
     route.methods = None
+    return route
+
+
+def _any_name(route: Route) -> Route:
+    """A satellite's name in the path matches whatever it holds, a line break included (the `path`
+    convertor's `.*` stops at one), so that a name no satellite has is the door's own 404."""
+    route.path_regex = re.compile(route.path_regex.pattern, re.DOTALL)
     return route
 
 
@@ -54,6 +65,7 @@ def routes() -> list[Route]:
         ("/api/v2/satellites", v2.satellites),
         ("/api/v2/reports", v2.reports),
         ("/api/v2/grid-squares", v2.grid_squares),
+        ("/api/v2/passes", passes_door.passes),
         ("/api/v2/openapi.json", v2.openapi),
         ("/api/v2/docs", docs_pages.swagger_endpoint(docs_pages.V2)),
         *_docs_pages(),
@@ -74,9 +86,14 @@ def routes() -> list[Route]:
     ]
     return [
         *(_any_method(path, endpoint) for path, endpoint in any_method),
+        _any_name(_any_method("/api/v2/satellites/{name:path}/reports.atom", feeds.reports_feed)),
+        _any_name(_any_method("/api/v2/satellites/{name:path}/status.atom", feeds.status_feed)),
         Route("/api/swagger-ui/{name}", docs_pages.swagger_asset, methods=["GET", "HEAD"]),
         Route("/satellite/{name:path}", satellite_pages.satellite_page, methods=["GET"]),
         Route("/feeds/{name:path}.atom", satellite_pages.satellite_feed, methods=["GET"]),
         Route("/assets/{file:str}", status_page.asset, methods=["GET"]),
         Route("/admin/assets/global.css", admin.stylesheet, methods=["GET"]),
+        Route("/admin/webhooks.php", admin.list_webhooks, methods=["GET", "HEAD"]),
+        Route("/admin/add_webhook.php", admin.add_webhook, methods=["POST"]),
+        Route("/admin/change_webhook.php", admin.change_webhook, methods=["POST"]),
     ]

@@ -224,3 +224,8 @@ def period_of_minute(minute: int) -> int:
 
 
 PERIOD_LABELS = {0: ":00-:15", 1: ":16-:30", 2: ":31-:45", 3: ":46-:59"}
+
+
+def period_label(period: int) -> str:
+    """A quarter as the pages and feeds print it after the hour; old imported rows may hold another."""
+    return PERIOD_LABELS.get(period, ":??")

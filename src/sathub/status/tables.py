@@ -158,3 +158,39 @@ orbit_refresh = sa.Table(
     sa.Column("last_error", sa.Text, nullable=True),
     sa.Column("failures", sa.Integer, nullable=False, server_default="0"),
 )
+
+# Migration 0020: the registered webhooks, each with its subscription and its delivery state
+# (position: the last event delivered or passed over; the run of failures; the lease by which one
+# process at a time delivers it), and the last attempts of each (docs/orbits.md, "Webhooks").
+webhooks = sa.Table(
+    "webhooks",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("url", sa.String(2048), nullable=False),
+    sa.Column("secret", sa.String(255), nullable=False),
+    sa.Column("events", sa.String(32), nullable=False),  # 'report', 'status', comma-separated
+    sa.Column("names", sa.Text, nullable=False, server_default=""),  # lower-cased API names; '': all
+    sa.Column("created_at", sa.BigInteger, nullable=False),
+    sa.Column("enabled", sa.Boolean, nullable=False, server_default=sa.true()),
+    sa.Column("disabled_reason", sa.Text, nullable=True),
+    sa.Column("position", sa.BigInteger, nullable=False),
+    sa.Column("failures", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("failing_since", sa.Float(precision=53), nullable=True),
+    sa.Column("next_attempt", sa.Float(precision=53), nullable=False, server_default="0"),
+    sa.Column("lease_owner", sa.String(64), nullable=True),
+    sa.Column("lease_until", sa.Float(precision=53), nullable=False, server_default="0"),
+)
+
+webhook_deliveries = sa.Table(
+    "webhook_deliveries",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("webhook_id", sa.Integer, sa.ForeignKey("webhooks.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("delivery_id", sa.String(36), nullable=False),
+    sa.Column("event_id", sa.BigInteger, nullable=False),
+    sa.Column("attempted_at", sa.Float(precision=53), nullable=False),
+    sa.Column("duration_ms", sa.Float(precision=53), nullable=False),
+    sa.Column("status_code", sa.Integer, nullable=True),
+    sa.Column("error", sa.String(255), nullable=True),
+    sa.Index("webhook_deliveries_by_hook", "webhook_id", "id"),
+)

@@ -43,7 +43,10 @@ class CachedPage:
 
     @classmethod
     def render(cls, template: str, media_type: str = HTML, **context) -> CachedPage:
-        body = environment.get_template(template).render(**context).encode()
+        return cls.of(environment.get_template(template).render(**context).encode(), media_type)
+
+    @classmethod
+    def of(cls, body: bytes, media_type: str = HTML) -> CachedPage:
         gzipped = _compress(body)
         # Of the gzip form (deterministic, and a fraction of the body to hash). Weak: both forms
         # share it, which only a weak validator may do.

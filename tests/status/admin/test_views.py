@@ -12,6 +12,7 @@ from sathub.status.admin import sessions
 from sathub.status.admin import views as admin
 from sathub.status.store import accounts as account_store
 from sathub.status.store import catalog as catalog_store
+from sathub.status.store import elements as elements_store
 from sathub.status.tables import reports
 from tests.status.seed import hours_ago, seed_catalog, store_report
 
@@ -396,3 +397,34 @@ def test_a_login_body_over_the_limit_is_413(client, seeded):
         headers={"Content-Type": "application/x-www-form-urlencoded"},
     )
     assert response.status_code == 413
+
+
+def test_the_norad_number_is_set_shown_cleared_and_checked(client, seeded):
+    """The form's NORAD number (docs/orbits.md, "Elements"): set on create, shown on edit, emptied
+    by an empty field, kept by a form without the field, and anything but a positive whole number
+    refused with the entry unchanged."""
+    log_in(client)
+    form = client.get("/admin/add_satellite.php").text
+    assert 'name="norad_id"' in form and "NORAD Number" in form
+    fields = {"satellite_name": "AO-7 Mode B", "html_satellite_name": "AO-7_[U/v]", "website": ""}
+    response = client.post("/admin/create_satellite.php", data={**fields, "norad_id": " 7530 "})
+    assert "New record created successfully" in response.text
+    sat = satellite_id(seeded, "AO-7_[U/v]")
+    assert (
+        'name="norad_id" id="norad_id" inputmode="numeric" placeholder="E.g 7530" value="7530"'
+        in client.get(f"/admin/edit_satellite.php?id={sat}").text
+    )
+
+    def norad_id():
+        with db.connect(seeded) as conn:
+            return elements_store.norad_ids_by_name(conn).get("AO-7_[U/v]")
+
+    for refused in ("0", "-5", "7530x", "1" * 5000, "2147483648", "７５３０"):
+        response = client.post("/admin/update_satellite.php", data={"sat_id": sat, **fields, "norad_id": refused})
+        assert response.status_code == 200
+        assert "The NORAD number must be a whole number such as 7530, or nothing." in response.text
+        assert norad_id() == 7530
+    client.post("/admin/update_satellite.php", data={"sat_id": sat, **fields})
+    assert norad_id() == 7530
+    client.post("/admin/update_satellite.php", data={"sat_id": sat, **fields, "norad_id": ""})
+    assert norad_id() is None

@@ -1,15 +1,10 @@
-"""A satellite's history: the page's 30-day strip and the feed's entry times."""
+"""A satellite's history: the page's 30-day strip (the feed's entry times: tests/status/notify/test_atom.py)."""
 
 from datetime import date
 
 from sathub.status import grid
 from sathub.status.pages import history
 from tests.status.pages.grid_reports import TODAY
-
-
-def test_entry_times_use_the_first_minute_of_the_quarter():
-    assert history.entry_time(date(2026, 5, 23), 8, 0) == "2026-05-23T08:00:00Z"
-    assert history.entry_time(date(2026, 5, 23), 8, 3) == "2026-05-23T08:46:00Z"
 
 
 def test_history_strip_places_blocks_by_day_and_hour_and_colours_them():

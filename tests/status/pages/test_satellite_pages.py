@@ -10,7 +10,7 @@ import feedparser
 import pytest
 
 from tests.status.pages.conftest import now_minus
-from tests.status.seed import seed_catalog, store_report
+from tests.status.seed import seed_catalog, set_visible, store_report
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
@@ -141,3 +141,30 @@ def test_display_names_and_aliases_redirect_to_the_api_name(client, catalog_seed
 
 def test_an_unknown_satellite_is_404(client, catalog_seeded):
     assert client.get("/satellite/NO-SUCH-SAT").status_code == 404
+
+
+IMPLAUSIBLE = "(implausible: the satellite was below this grid square&#39;s horizon)"  # as HTML
+
+
+def test_an_implausible_report_is_marked_never_hidden(client, engine, catalog_seeded):
+    below = store_report(catalog_seeded, "AO-91", now_minus(hours=1), callsign="W1AW", grid="FN42")
+    above = store_report(catalog_seeded, "AO-91", now_minus(hours=2), callsign="K1ABC", grid="JO62")
+    store_report(catalog_seeded, "AO-91", now_minus(hours=3), callsign="DL1ABC", grid="")  # not checked
+    assert "implausible" not in client.get("/satellite/AO-91").text.lower()  # nothing checked, nothing marked
+    set_visible(engine, below.id, False)
+    set_visible(engine, above.id, True)
+
+    html = client.get("/satellite/AO-91").text
+    rows = re.findall(
+        r"<tr( class=\"implausible\")?><td>[^<]*</td><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td>(.*?)</tr>", html
+    )
+    assert [(callsign, bool(marked)) for marked, callsign, _ in rows] == [
+        ("W1AW", True),
+        ("K1ABC", False),
+        ("DL1ABC", False),
+    ]
+    marked_cell = rows[0][2]
+    # a mark the eye sees (its tooltip says why), and the words a screen reader says instead
+    assert 'aria-hidden="true">⚠</span>' in marked_cell and 'title="Implausible: the satellite' in marked_cell
+    assert f'<span class="visually-hidden">{IMPLAUSIBLE}</span>' in marked_cell
+    assert html.count(IMPLAUSIBLE) == 1 and 'class="implausible-key"' in html

@@ -20,6 +20,7 @@ EMPTY = dict.fromkeys(
         "callsign",
         "report",
         "grid_square",
+        "visible",
         "previous_report",
         "heard",
         "telemetry",
@@ -31,6 +32,14 @@ EMPTY = dict.fromkeys(
         "before_telemetry",
         "before_not_heard",
         "before_crew",
+        "cause_report_id",  # a cell row's report that moved it (store/events.py); tests/status/notify/test_changes.py
+        "cause_day",
+        "cause_hour",
+        "cause_period",
+        "cause_callsign",
+        "cause_report",
+        "cause_grid_square",
+        "cause_visible",
     ]
 )
 
@@ -65,6 +74,7 @@ def test_a_report_event():
                 callsign="W5API",
                 report="Not Heard",
                 grid_square="EM25",
+                visible=False,
                 previous_report="Heard",
             )
         ]
@@ -84,6 +94,7 @@ def test_a_report_event():
             "callsign": "W5API",
             "report": "Not Heard",
             "grid_square": "EM25",
+            "visible": False,  # as the report row has it (store/events.py)
         },
         "replaced_report": "Heard",
     }

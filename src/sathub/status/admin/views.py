@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import re
+import secrets
 import time
 
 from starlette.concurrency import run_in_threadpool
@@ -21,7 +22,8 @@ from sathub.status import csrf, rate_limit, rules
 from sathub.status.admin import sessions
 from sathub.status.admin.passwords import verify_password
 from sathub.status.csrf import secret_of
-from sathub.status.store import accounts, catalog, reports
+from sathub.status.notify.webhook_rules import EVENTS, registration_refusal, utc_text
+from sathub.status.store import accounts, catalog, elements, reports, webhooks
 from sathub.status.templating import render, static_response
 from sathub.web import BodyTooLarge, client_address, form_fields, in_thread, settings_of, site_url
 
@@ -30,7 +32,9 @@ from sathub.web import BodyTooLarge, client_address, form_fields, in_thread, set
 # has a lower bcrypt cost fail in the same time, and guessing is slow.
 FAILED_LOGIN_DELAY = 1.0
 LOGIN_ATTEMPTS_PER_MINUTE = 10
+WEBHOOK_ATTEMPTS_SHOWN = 10  # per webhook, newest first
 WEBSITE_REFUSED = "The website must be an http:// or https:// address."
+NORAD_REFUSED = "The NORAD number must be a whole number such as 7530, or nothing."
 TOO_LONG = f"The Satellite Name, HTML Name and website must be at most {rules.CATALOG_TEXT_LIMIT} characters each."
 _INTEGER = re.compile(r"\s*([+-]?)0*([0-9]+)\s*")
 
@@ -220,7 +224,11 @@ async def _save(request: Request, fields: dict[str, str], satellite_id: int | No
         return TOO_LONG
     if website and not rules.is_web_url(website):
         return WEBSITE_REFUSED
-    if not await in_thread(request, _store_entry, satellite_id, display_name, api_name, website, write=True):
+    norad_id = fields.get("norad_id")  # None: a form without the field leaves the number as it is
+    if norad_id and catalog.norad_number(norad_id) is None:
+        return NORAD_REFUSED
+    entry = (display_name, api_name, website, norad_id)
+    if not await in_thread(request, _store_entry, satellite_id, *entry, write=True):
         return f"A satellite with the HTML Name {api_name} already exists."
     return None
 
@@ -271,19 +279,74 @@ async def delete_satellite(request: Request, session, fields) -> Response:
     return _message(request, session, "Satellite deleted successfully", manage_link, "Return to Manage Satellite")
 
 
+@admin_only()
+async def list_webhooks(request: Request, session, fields) -> Response:
+    hooks, log = await in_thread(request, _webhooks_and_log)
+    return _page(request, "admin_webhooks.html", session, hooks=hooks, log=log, events=EVENTS, when=utc_text)
+
+
+def _webhooks_and_log(conn):
+    hooks = webhooks.all_webhooks(conn)
+    return hooks, webhooks.recent_attempts(conn, [hook.id for hook in hooks], WEBHOOK_ATTEMPTS_SHOWN)
+
+
+@admin_only(changes=True)
+async def add_webhook(request: Request, session, fields) -> Response:
+    back = f"{site_url(request)}/admin/webhooks.php", "Return to Webhooks"
+    url, secret = fields.get("url", "").strip(), fields.get("secret", "").strip() or secrets.token_hex(32)
+    wanted = {event for event in EVENTS if fields.get(f"event_{event}")}
+    names = [name for name in re.split(r"[\s,]+", fields.get("names", "")) if name]
+    refusal = registration_refusal(url, secret, wanted)
+    if refusal is None:
+        hook_id = await in_thread(request, _add_webhook, url, secret, wanted, names, write=True)
+        if isinstance(hook_id, int):
+            return _message(request, session, f"Webhook {hook_id} added. Its secret: {secret}", *back)
+        refusal = hook_id
+    return _message(request, session, f"The webhook was not added: {refusal}.", *back, status=400)
+
+
+def _add_webhook(conn, url: str, secret: str, wanted: set[str], names: list[str]) -> int | str:
+    unknown = webhooks.unknown_names(conn, names)
+    if unknown:
+        return f"no satellite has the HTML Name {', '.join(unknown)}"
+    return webhooks.add_webhook(conn, url, secret, wanted, names)
+
+
+@admin_only(changes=True)
+async def change_webhook(request: Request, session, fields) -> Response:
+    """Enable (its run of failures forgotten), disable or remove a webhook."""
+    back = f"{site_url(request)}/admin/webhooks.php", "Return to Webhooks"
+    hook_id, action = _integer(fields.get("id")), fields.get("action")
+    if hook_id is None or action not in ("enable", "disable", "remove"):
+        return _message(request, session, "Error.", *back, status=400)
+    if not await in_thread(request, _change_webhook, hook_id, action, write=True):
+        return _message(request, session, f"No webhook {hook_id}.", *back, status=404)
+    return _message(request, session, f"Webhook {hook_id}: {action}d.", *back)
+
+
+def _change_webhook(conn, hook_id: int, action: str) -> bool:
+    if action == "remove":
+        return webhooks.remove_webhook(conn, hook_id)
+    return webhooks.set_enabled(conn, hook_id, action == "enable")
+
+
 async def stylesheet(request: Request) -> Response:
     return static_response(request, "global.css", "text/css; charset=utf-8")
 
 
-def _store_entry(conn, satellite_id: int | None, display_name: str, api_name: str, website: str) -> bool:
+def _store_entry(
+    conn, satellite_id: int | None, display_name: str, api_name: str, website: str, norad_id: str | None
+) -> bool:
     """Add the entry (`satellite_id` None) or change it, unless its API name is another entry's;
-    whether it was saved."""
+    whether it was saved. Its NORAD number is set when the form sent one (empty: none)."""
     if catalog.api_name_taken(conn, api_name, except_id=satellite_id):
         return False
     if satellite_id is None:
         catalog.create(conn, display_name, api_name, website)
     else:
         catalog.update(conn, satellite_id, display_name, api_name, website)
+    if norad_id is not None:
+        elements.set_norad_id(conn, api_name, catalog.norad_number(norad_id))
     return True
 
 

@@ -1,6 +1,6 @@
 """Pure layout of a satellite's history: its page's strip, one square per two-hour block over the
-last 30 days, coloured and patterned by the status grid's rule (grid.block_state), and its Atom
-feed's (RFC 4287) size and entry times."""
+last 30 days, coloured and patterned by the status grid's rule (grid.block_state). Its Atom feed
+is notify/atom.py's."""
 
 from __future__ import annotations
 
@@ -15,10 +15,6 @@ from sathub.status.pages.report_grid import day_label
 DAYS = 30
 CELL = 12  # pixels per square, gap included
 LABEL_WIDTH = 44
-FEED_ENTRIES = 50
-# First minute of each quarter: the earliest instant a report of that quarter can describe, so a
-# feed entry is never dated in the future.
-_QUARTER_START = {0: 0, 1: 16, 2: 31, 3: 46}
 
 
 @dataclass(frozen=True)
@@ -74,8 +70,3 @@ def build_strip(today: date, counts: Iterable[tuple[date, int, str, int]]) -> St
         hour_labels=hour_labels,
         reported_blocks=len(squares),
     )
-
-
-def entry_time(day: date, hour: int, period: int) -> str:
-    """A feed entry's time: the first minute of the report's quarter."""
-    return f"{day.isoformat()}T{hour:02d}:{_QUARTER_START.get(period, 0):02d}:00Z"

@@ -11,7 +11,7 @@ from datetime import date, timedelta
 from typing import NamedTuple
 
 from sathub.status.grid import BLOCKS_PER_DAY, DAYS, Counts, State, block_day, block_hours, block_state, first_columns
-from sathub.status.rules import PERIOD_LABELS
+from sathub.status.rules import period_label
 
 
 def day_label(day: date) -> str:
@@ -22,10 +22,6 @@ def day_label(day: date) -> str:
 def day_headers(today: date) -> list[tuple[str, bool]]:
     """(label, dark) per day, today first; the first, third and fifth days are dark."""
     return [(day_label(today - timedelta(days=n)), n % 2 == 0) for n in range(DAYS)]
-
-
-def period_label(period: int) -> str:
-    return PERIOD_LABELS.get(period, ":??")
 
 
 class Report(NamedTuple):

@@ -10,7 +10,8 @@ from starlette.responses import RedirectResponse, Response
 
 from sathub.status import grid, times
 from sathub.status.cache import answers_of
-from sathub.status.pages import history, locator_map, report_grid
+from sathub.status.notify import atom
+from sathub.status.pages import history, locator_map, report_grid, satellite_passes
 from sathub.status.store import catalog, report_walk, reports
 from sathub.status.templating import CachedPage, feed_url, render, satellite_url
 from sathub.web import site_url
@@ -19,27 +20,32 @@ RECENT_REPORTS = 100
 
 
 async def satellite_page(request: Request) -> Response:
-    return await _about_a_satellite(request, "satellite", _satellite_html, satellite_url)
+    return await _about_a_satellite(request, "satellite", _satellite_html, satellite_url, satellite_passes.respond)
 
 
 async def satellite_feed(request: Request) -> Response:
     return await _about_a_satellite(request, "feed", _satellite_atom, feed_url)
 
 
-async def _about_a_satellite(request: Request, kind: str, build, url_of) -> Response:
-    """A satellite's page or feed. A display name or a retired name redirects to the API name's
-    URL; an unknown name is 404."""
+async def _as_kept(request: Request, page: CachedPage, label: tuple) -> Response:
+    return page.response(request, {"Cache-Control": "no-cache"})
+
+
+async def _about_a_satellite(request: Request, kind: str, build, url_of, finish=_as_kept) -> Response:
+    """A satellite's page or feed, answered by `finish` from the page kept under `label`. A
+    display name or a retired name redirects to the API name's URL, with the query (a page's grid
+    square); an unknown name is 404."""
     site = site_url(request)
     name = request.path_params["name"]
     today = times.utc_now().date()
     answers = answers_of(request)
-    found = await answers.get(
-        (kind, site, name), (answers.revision(), today), partial(_find_and_build, name, partial(build, site, today))
-    )
+    label = (answers.revision(), today)
+    found = await answers.get((kind, site, name), label, partial(_find_and_build, name, partial(build, site, today)))
     if isinstance(found, CachedPage):
-        return found.response(request, {"Cache-Control": "no-cache"})
+        return await finish(request, found, label)
     if found is not None:
-        return RedirectResponse(url_of(site, found), status_code=301)
+        location, query = url_of(site, found), request.url.query
+        return RedirectResponse(f"{location}?{query}" if query else location, status_code=301)
     return render(request, "not_found.html", status=404, site=site, name=name)
 
 
@@ -64,6 +70,7 @@ def _satellite_html(site: str, today, conn, api_name: str, entry) -> CachedPage:
         site=site,
         name=api_name,
         entry=entry,
+        passes=satellite_passes.form_only(site, api_name),
         strip=history.build_strip(today, counts),
         recent=recent,
         latest=report_grid.latest_state(recent),
@@ -74,22 +81,5 @@ def _satellite_html(site: str, today, conn, api_name: str, entry) -> CachedPage:
 
 
 def _satellite_atom(site: str, today, conn, api_name: str, entry) -> CachedPage:
-    recent = reports.recent_reports(conn, api_name, history.FEED_ENTRIES)
-    # Without entries: the start of the day, so that the bytes (and the ETag) only change with
-    # the feed's own reports, whichever process renders them and whatever else was written.
-    updated = (
-        history.entry_time(recent[0].day, recent[0].hour, recent[0].period)
-        if recent
-        else f"{today.isoformat()}T00:00:00Z"
-    )
-    return CachedPage.render(
-        "feed.atom",
-        media_type="application/atom+xml; charset=utf-8",
-        site=site,
-        name=api_name,
-        entry=entry,
-        reports=recent,
-        updated=updated,
-        entry_time=history.entry_time,
-        period_label=report_grid.period_label,
-    )
+    recent = reports.recent_reports(conn, api_name, atom.FEED_ENTRIES)
+    return atom.reports_feed(site, today, api_name, entry, recent, feed_url(site, api_name))

@@ -59,15 +59,18 @@ async def status_page(request: Request) -> Response:
     # The same page for everyone until the data changes or, through the form's preselected date
     # and time, the quarter-hour does: rendered and gzipped once, then served as bytes.
     quarter = (now.date(), now.hour, rules.period_of_minute(now.minute))
+    exclude = settings_of(request).status_implausible == "exclude"
     page = await answers.get(
-        status_page_key(site), (answers.revision(), quarter), partial(_status_page, site, now, footer_line(request))
+        status_page_key(site),
+        (answers.revision(), quarter),
+        partial(_status_page, site, now, footer_line(request), exclude),
     )
     return page.response(request, {"Cache-Control": "no-cache"})
 
 
-def _status_page(site: str, now, footer: str | None, conn) -> CachedPage:
+def _status_page(site: str, now, footer: str | None, exclude_implausible: bool, conn) -> CachedPage:
     today = now.date()
-    rows = reports.grid_window(conn, grid.first_day(today), today)
+    rows = reports.grid_window(conn, grid.first_day(today), today, exclude_implausible=exclude_implausible)
     status_grid = report_grid.build_grid(today, map(report_grid.Report._make, rows))
     return CachedPage.render(
         "status.html",

@@ -51,7 +51,8 @@ def catalog(conn: Connection, name: str | None = None, with_stats: bool = False)
 
 
 def entry(conn: Connection, satellite_id: int) -> sa.Row | None:
-    return conn.execute(sa.select(*_entry_columns).where(_id_is(satellite_id))).first()
+    """The entry of an id, with its NORAD number."""
+    return conn.execute(sa.select(*_entry_columns, satellites.c.norad_id).where(_id_is(satellite_id))).first()
 
 
 def entry_named(conn: Connection, api_name: str) -> sa.Row | None:
@@ -107,14 +108,21 @@ def api_name_taken(conn: Connection, api_name: str, except_id: int | None = None
 
 def catalog_with_aliases(conn: Connection) -> list[dict]:
     rows = conn.execute(
-        sa.select(*_entry_columns, satellite_aliases.c.alias)
+        sa.select(*_entry_columns, satellites.c.norad_id, satellite_aliases.c.alias)
         .select_from(satellites.outerjoin(satellite_aliases))
         .order_by(*_by_display_name, satellite_aliases.c.alias)
     ).all()
     entries: dict[int, dict] = {}
     for row in rows:
         found = entries.setdefault(
-            row.id, {"api_name": row.api_name, "display_name": row.display_name, "website": row.website, "aliases": []}
+            row.id,
+            {
+                "api_name": row.api_name,
+                "display_name": row.display_name,
+                "website": row.website,
+                "norad_id": row.norad_id,
+                "aliases": [],
+            },
         )
         if row.alias:
             found["aliases"].append(row.alias)
@@ -149,6 +157,15 @@ def catalog_entries(conn: Connection) -> tuple[Sequence[sa.Row], dict[int, list[
     return entries, aliases
 
 
+def norad_number(text: str) -> int | None:
+    """A NORAD number as a catalog file, the command line or the admin form gives it: a positive
+    whole number the column holds; None for anything else (an empty text included)."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= len(str(MAX_INTEGER))):
+        return None  # int() of thousands of digits would raise
+    return int(text) if 0 < int(text) <= MAX_INTEGER else None
+
+
 def load_catalog(conn: Connection, rows: list[dict]) -> int:
     """Insert or update entries keyed by API name (case-insensitive); returns how many were written.
     A website that is not an http(s) URL is stored empty; a `norad_id` that is not a positive
@@ -159,13 +176,13 @@ def load_catalog(conn: Connection, rows: list[dict]) -> int:
         if not api_name:
             continue
         website = (row.get("website") or "").strip()
-        values = {
+        values: dict[str, str | int] = {
             "display_name": db_text((row.get("display_name") or api_name).strip()),
             "website": db_text(website) if is_web_url(website) else "",
         }
-        norad_id = (row.get("norad_id") or "").strip()
-        if norad_id.isascii() and norad_id.isdigit() and 0 < int(norad_id) <= MAX_INTEGER:
-            values["norad_id"] = int(norad_id)  # a catalog without the column leaves the numbers be
+        norad_id = norad_number(row.get("norad_id") or "")
+        if norad_id is not None:
+            values["norad_id"] = norad_id  # a catalog without the column leaves the numbers be
         updated = conn.execute(satellites.update().where(_api_name_is(api_name)).values(**values)).rowcount
         if not updated:
             conn.execute(satellites.insert().values(api_name=api_name, **values))

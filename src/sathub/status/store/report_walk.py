@@ -15,15 +15,21 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Literal
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from sathub.status.store.reports import REPORT_COLUMNS, hour_number  # hour_number: the summary's newest-hour key
+from sathub.status.store.reports import (  # hour_number: the summary's newest-hour key
+    IMPLAUSIBLE,
+    REPORT_COLUMNS,
+    hour_number,
+)
 from sathub.status.store.text import db_text, folded
 from sathub.status.tables import reports, satellites
 
 Hour = tuple[date, int]  # (day, hour), as times.first_included_hour gives it
+Visible = Literal["true", "false", "null"]
 
 _name_key = sa.func.lower(reports.c.name)
 _callsign_key = sa.func.upper(reports.c.callsign)
@@ -43,6 +49,8 @@ class ReportFilter:
     report: str | None = None
     first: Hour | None = None  # the first (day, hour) included
     last: Hour | None = None  # the last (day, hour) included
+    # Reports whose `visible` is this: "true", "false" or "null" (not given: every report).
+    visible: Visible | None = None
 
 
 # The key of a row: (day, hour, period, name key, callsign key).
@@ -54,7 +62,7 @@ def report_page(
 ) -> Sequence[sa.Row]:
     """Up to `limit` reports after the key `after` (None: from the start), in the walk's order
     (ascending, or descending), each with its key columns last: id, name, display_name, day, hour,
-    period, callsign, report, grid_square, name_key, callsign_key.
+    period, callsign, report, grid_square, visible, name_key, callsign_key.
 
     Without names, one range of reports_walk. With names, one branch per name, each a range of the
     slot index (its name first, then the walk's order: no sort, however many reports the name
@@ -92,6 +100,7 @@ def report_page(
             source.c.callsign,
             source.c.report,
             source.c.grid_square,
+            source.c.visible,
             source.c.name_key,
             source.c.callsign_key,
         )
@@ -104,6 +113,7 @@ def report_page(
 
 _ROW_COLUMNS = (
     *REPORT_COLUMNS,
+    reports.c.visible,
     _name_key.label("name_key"),
     _callsign_key.label("callsign_key"),
 )
@@ -126,11 +136,19 @@ def _conditions(where: ReportFilter) -> list:
         conditions.append(reports.c.grid_square == where.grid_square)
     if where.report is not None:
         conditions.append(reports.c.report == where.report)
+    if where.visible is not None:
+        conditions.append(VISIBLE_IS[where.visible])
     if where.first is not None:
         conditions.append(sa.tuple_(reports.c.day, reports.c.hour) >= sa.tuple_(*_hour_literals(where.first)))
     if where.last is not None:
         conditions.append(sa.tuple_(reports.c.day, reports.c.hour) <= sa.tuple_(*_hour_literals(where.last)))
     return conditions
+
+
+# Implausible reports are a range of the partial index that holds them alone (store.reports
+# IMPLAUSIBLE); true and null are the bulk of the reports, read from the walk's own range as the
+# other filters are.
+VISIBLE_IS = {"true": reports.c.visible == sa.true(), "false": IMPLAUSIBLE, "null": reports.c.visible.is_(None)}
 
 
 def _hour_literals(hour: Hour):

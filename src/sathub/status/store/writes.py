@@ -1,6 +1,7 @@
 """The SQL that stores reports: submissions (the API's and the form's, each replacing its slot's
 earlier report atomically) and imports. Kept with them: report_totals (per-name counts for catalog
-statistics), written in the same transaction as each new report."""
+statistics), written in the same transaction as each new report, and each report's `visible`
+(store/visibility.py), given before the statement that stores it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from sqlalchemy.engine import Connection
 
 from sathub.db.dialect import as_given, insert_for, insert_given, new_id
 from sathub.status.store.text import db_text
+from sathub.status.store.visibility import visible_flags
 from sathub.status.tables import report_totals, reports
 
 _name_key = sa.func.lower(reports.c.name).label("name_key")
@@ -42,7 +44,10 @@ def store_submitted(conn: Connection, rows: list[dict]) -> list[Stored]:
     One statement per run of distinct slots, since a statement may not touch a row twice, so a
     later report of a slot still replaces an earlier one, in arrival order. One statement instead
     of one per report: on PostgreSQL each statement also runs the statement triggers."""
-    params = [{**row, "callsign": db_text(row["callsign"]), "replaced_report": None} for row in rows]
+    params = [
+        {**row, "callsign": db_text(row["callsign"]), "replaced_report": None, "visible": visible}
+        for row, visible in zip(rows, visible_flags(conn, rows), strict=True)
+    ]
     return [
         stored
         for run in _runs_of_distinct_slots(params)
@@ -80,7 +85,7 @@ def _store_run(conn: Connection, run: list[dict]) -> list[Stored]:
 
 
 # The columns of a report a write gives (insert_given).
-_GIVEN = ("name", "day", "hour", "period", "callsign", "report", "grid_square")
+_GIVEN = ("name", "day", "hour", "period", "callsign", "report", "grid_square", "visible")
 
 
 @cache
@@ -96,6 +101,7 @@ def _submission_upsert(dialect_name: str):
             "callsign": statement.excluded.callsign,
             "report": statement.excluded.report,
             "grid_square": statement.excluded.grid_square,
+            "visible": statement.excluded.visible,
             "replaced_report": reports.c.report,
         },
     ).returning(
@@ -124,7 +130,8 @@ def store_imported(conn: Connection, rows: list[dict]) -> BulkStored:
     report per slot, in the order they were made, so new ids follow that order. A report equal to
     the one already in its slot (name, callsign, value and grid) leaves that row and its id alone,
     which is what makes a repeated import change nothing; a different one replaces it with a new
-    id, as store_submitted does. report_totals stays exact."""
+    id, as store_submitted does. report_totals stays exact. An unchanged report keeps its
+    `visible` too: `sathub status recheck` judges stored reports again."""
     if not rows:
         return BulkStored(new=0, unchanged=0, replaced=0)
     params = [
@@ -134,8 +141,9 @@ def store_imported(conn: Connection, rows: list[dict]) -> BulkStored:
             "callsign": db_text(row["callsign"]),
             "grid_square": None if row["grid_square"] is None else db_text(row["grid_square"]),
             "replaced_report": None,
+            "visible": visible,
         }
-        for row in rows
+        for row, visible in zip(rows, visible_flags(conn, rows), strict=True)
     ]
     # executemany: compiled once, sent as multi-row INSERTs ("insertmanyvalues").
     upsert = _import_upsert(conn.dialect.name)
@@ -154,6 +162,7 @@ def _import_upsert(dialect_name: str):
         set_={
             "id": new_id(dialect_name, reports, per_row=True),
             **{column: statement.excluded[column] for column in compared},
+            "visible": statement.excluded.visible,
             "replaced_report": reports.c.report,
         },
         where=sa.or_(*(reports.c[column].is_distinct_from(statement.excluded[column]) for column in compared)),

@@ -1,23 +1,19 @@
 """What the stream sends, from the rows of status/store/events.py: pure, no I/O.
 
-A 'report' row becomes a `report` event. A 'cell' row becomes a `status` event only when the
-status the page would show for the satellite's current cell (the grid's rule, status/grid.py
-`block_state`) differs from before, or the current cell is another block: the triggers record
-every change of the counts, the rule decides which ones a client sees. Either way the row's id
-is the position a client resumes from."""
+A 'report' row becomes a `report` event. A 'cell' row becomes a `status` event only when it is a
+status change (status/notify/changes.py: the rule shared with the status feed and the webhooks):
+the triggers record every change of the counts, the rule decides which ones a client sees.
+Either way the row's id is the position a client resumes from."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
 
 import orjson
 
-from sathub.status.grid import Counts, block_state
-from sathub.status.records import STATUS_OF_STATE, report_records
-from sathub.status.rules import REPORT_VALUES
-from sathub.status.times import iso_z
+from sathub.status.notify.changes import status_change, stored_time
+from sathub.status.records import report_records
 
 # A comment line: EventSource ignores it, proxies see bytes flow.
 HEARTBEAT = b": heartbeat\n\n"
@@ -71,16 +67,12 @@ def _event(event_id: int, kind: str, body: dict) -> bytes:
     return b"id: %d\nevent: %s\ndata: %s\n\n" % (event_id, kind.encode(), orjson.dumps(body))
 
 
-def _stored_at(seconds: int) -> str:
-    return iso_z(datetime.fromtimestamp(seconds, UTC))
-
-
 def _report(row) -> Message:
     body = {
         "event_id": row.id,
         "action": row.action,
-        "stored_at": _stored_at(row.stored_at),
-        # The record of GET /api/v2/reports (records.py), flat, no null.
+        "stored_at": stored_time(row.stored_at),
+        # The record of GET /api/v2/reports (records.py), flat; `visible` as the report has it now.
         "report": report_records(
             [
                 (
@@ -93,6 +85,7 @@ def _report(row) -> Message:
                     row.callsign,
                     row.report,
                     row.grid_square,
+                    row.visible,
                 )
             ]
         )[0],
@@ -101,38 +94,12 @@ def _report(row) -> Message:
     return Message(row.id, row.name.lower(), frozenset((row.report,)), _event(row.id, "report", body))
 
 
-def _cell(day: date, hour: int, counts: Counts) -> dict:
-    """A two-hour cell as GET /api/v2/status names it: its start, its end (exclusive), the status
-    the page shows (the grid's rule, in v2's words) and the count of each report value."""
-    state, _ = block_state(counts)
-    start = datetime(day.year, day.month, day.day, hour, tzinfo=UTC)
-    values = (counts.heard, counts.telemetry, counts.not_heard, counts.crew)
-    return {
-        "start": iso_z(start),
-        "end": iso_z(start + timedelta(hours=2)),
-        "status": STATUS_OF_STATE[state.key],
-        "counts": dict(zip(REPORT_VALUES, values, strict=True)),
-    }
-
-
 def _status(row) -> Message | None:
-    now = _cell(row.day, row.hour, Counts(row.heard, row.telemetry, row.not_heard, row.crew))
-    before = None
-    if row.before_day is not None:
-        counts = Counts(row.before_heard, row.before_telemetry, row.before_not_heard, row.before_crew)
-        before = _cell(row.before_day, row.before_hour, counts)
-        if before["status"] == now["status"] and before["start"] == now["start"]:
-            return None  # the counts moved, the status the page shows did not
-    body = {
-        "event_id": row.id,
-        "stored_at": _stored_at(row.stored_at),
-        "name": row.name,
-        "display_name": row.display_name,
-        "cell": now,
-        "previous": before,
-    }
-    values = frozenset(value for value, state in STATE_OF_VALUE.items() if state == now["status"])
-    return Message(row.id, row.name.lower(), values, _event(row.id, "status", body))
+    change = status_change(row)
+    if change is None:
+        return None  # the counts moved, the status the page shows did not
+    values = frozenset(value for value, state in STATE_OF_VALUE.items() if state == change.status)
+    return Message(row.id, row.name.lower(), values, _event(row.id, "status", change.body()))
 
 
 def gap(after: int, oldest: int) -> bytes:

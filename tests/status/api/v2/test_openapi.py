@@ -6,6 +6,7 @@ when it drives the real app on a seeded SQLite database."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from importlib import resources
 
@@ -55,7 +56,9 @@ UNDOCUMENTED = {"/api/v2/docs"}
 
 
 def test_every_served_v2_path_is_documented_and_every_documented_path_is_served():
-    served = {route.path for route in routes() if route.path.startswith("/api/v2/")} - UNDOCUMENTED
+    # a route's parameter with its convertor (`{name:path}`: a name may hold a slash) is OpenAPI's `{name}`
+    paths = {re.sub(r"\{(\w+):\w+\}", r"{\1}", route.path) for route in routes()}
+    served = {path for path in paths if path.startswith("/api/v2/")} - UNDOCUMENTED
     assert {f"/api/v2{path}" for path in DOCUMENT["paths"]} == served
 
 

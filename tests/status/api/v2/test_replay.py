@@ -1,11 +1,21 @@
 """/api/v2's answers replayed before the framework (api/v2/replay.py): within its second and while
 the data revision stands, a 200 is sent again and a matching If-None-Match gets its 304 without
-reaching the app; never after a write."""
+reaching the app; never after a write. /api/v2/passes is never replayed: a load of elements is
+seen at once."""
 
+from datetime import timedelta
+
+from sgp4.api import Satrec
+
+from sathub import db
+from sathub.status import times
 from sathub.status.api.v2.replay import ReplayedV2
+from sathub.status.orbits.elements import ElementSet
+from sathub.status.store import elements as elements_store
 from tests.status.api.test_replay import Counted, clock  # noqa: F401 (clock: a fixture)
 from tests.status.api.v2.test_answers import an_hour_ago
-from tests.status.seed import store_report
+from tests.status.orbits import samples
+from tests.status.seed import seed_catalog, store_report
 
 
 def replaying(client) -> Counted:
@@ -45,3 +55,35 @@ def test_replayed_answers_are_never_older_than_a_write(client, seeded):
     assert changed.status_code == 200 and changed.json()["meta"]["count"] == 2
     assert changed.headers["etag"] != etag
     assert client.get(path, headers={"If-None-Match": changed.headers["etag"]}).status_code == 304
+
+
+def test_passes_see_a_load_of_elements_within_the_same_second(client, engine, monkeypatch):
+    # A load moves the elements revision, not the data revision: a replay watching the data
+    # revision alone would answer the old elements' 304 here, within the same (frozen) second.
+    monkeypatch.setattr(times, "utc_now", lambda: samples.EPOCH + timedelta(hours=6))
+    seed_catalog(engine, [{"name": "SO-50", "display_name": "SO-50", "website": "", "norad_id": "27607"}])
+    newer = samples.tle(
+        27607,
+        "SO-50",
+        inclination=64.55,
+        raan=210.0,
+        eccentricity=0.0069,
+        perigee=150.0,
+        anomaly=210.0,
+        revolutions_per_day=14.80,
+        epoch=samples.EPOCH + timedelta(hours=1),
+    )
+    sets = [(ElementSet.from_satrec(Satrec.twoline2rv(l1, l2), name), "tle") for name, l1, l2 in (samples.SO_50, newer)]
+    with db.connect(engine, write=True) as conn:
+        elements_store.save_element_sets(conn, sets[:1])
+    inner = replaying(client)
+    path = "/api/v2/passes?grid=FN31pr"
+    first = client.get(path)
+    etag = first.headers["etag"]
+    assert client.get(path, headers={"If-None-Match": etag}).status_code == 304
+    with db.connect(engine, write=True) as conn:
+        elements_store.save_element_sets(conn, sets[1:])
+    moved = client.get(path, headers={"If-None-Match": etag})
+    assert moved.status_code == 200 and moved.headers["etag"] != etag
+    assert {p["elements_epoch"] for p in moved.json()["data"]} == {"2026-11-28T01:00:00Z"}
+    assert inner.calls == 3

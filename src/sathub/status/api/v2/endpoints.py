@@ -50,12 +50,16 @@ async def status(request: Request) -> Response:
     days = params.integer(request, "days", grid.DAYS, 1, 30)
     today = times.utc_now().date()
     revision = answers_of(request).revision()
-    answer = await cached(request, ("status", days), (revision, today.toordinal()), partial(_status, today, days))
+    exclude = settings_of(request).status_implausible == "exclude"
+    label = (revision, today.toordinal())
+    answer = await cached(request, ("status", days), label, partial(_status, today, days, exclude))
     return answered(request, answer, STATUS_CACHE)
 
 
-def _status(today, days: int, conn: Connection) -> Answer:
-    rows = grid.count_grid(today, report_store.hourly_counts(conn, grid.first_day(today, days), today), days)
+def _status(today, days: int, exclude_implausible: bool, conn: Connection) -> Answer:
+    first = grid.first_day(today, days)
+    hourly = report_store.hourly_counts(conn, first, today, exclude_implausible=exclude_implausible)
+    rows = grid.count_grid(today, hourly, days)
     display_names = {row.api_name.lower(): row.display_name for row in catalog_store.catalog(conn)}
     return Answer.of(status_document(today, days, rows, display_names))
 
@@ -93,6 +97,7 @@ async def reports(request: Request) -> Response:
         callsign=None if callsign is None else rules.ascii_upper(callsign),
         grid_square=params.grid_square(request),
         report=params.status(request),
+        visible=params.visible(request),
         first=None if since is None else times.first_included_hour(since),
         last=None if until is None else params.last_included_hour(until),
     )

@@ -20,7 +20,7 @@ from starlette.requests import Request
 
 from sathub.status import rules, times
 from sathub.status.api.responses import ApiError
-from sathub.status.store.report_walk import Hour, Key
+from sathub.status.store.report_walk import Hour, Key, Visible
 from sathub.status.store.text import storable
 
 _DIGITS = re.compile(r"[0-9]{1,6}")
@@ -104,6 +104,21 @@ def status(request: Request) -> str | None:
     if (report := rules.normalize_report(value)) is None:
         raise ApiError(400, "invalid_status", "Parameter 'status' must be a supported report value.")
     return report
+
+
+VISIBLE_VALUES: tuple[Visible, ...] = ("true", "false", "null")
+
+
+def visible(request: Request) -> Visible | None:
+    """`visible`: reports checked against the sky and found above (`true`) or below (`false`) the
+    horizon, or not checked (`null`), as the records say it; anything else is a 400."""
+    if (value := text(request, "visible")) is None:
+        return None
+    for known in VISIBLE_VALUES:
+        if value == known:
+            return known
+    message = "Parameter 'visible' must be 'true', 'false' or 'null'."
+    raise ApiError(400, "invalid_parameter", message, {"visible": value})
 
 
 def last_included_hour(until: datetime) -> Hour:

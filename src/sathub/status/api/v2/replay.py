@@ -19,6 +19,10 @@ from sathub.status.api.replay import Kept, Replayed
 from sathub.status.cache import AnswerCache
 from sathub.web import etag_matches
 
+# Not /api/v2/passes: its answer moves with the elements revision too, which a load of elements
+# moves without the data revision (store/elements.py), so a replay watching the data revision alone
+# would send the old elements' passes, and their 304, for the rest of the second. Its handler reads
+# both revisions and answers from the answer cache (orbits/passes_door.py).
 REPLAYABLE = ("status", "satellites", "reports", "grid-squares", "openapi.json")
 _DROPPED_FROM_304 = (b"content-type", b"content-length")
 
