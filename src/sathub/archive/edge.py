@@ -21,6 +21,9 @@ from sathub.server.request_log import note_failure
 NOT_FOUND = "Not found."
 FORBIDDEN = "You do not have permission to perform this action."
 UNAVAILABLE = "Service temporarily unavailable, try again later."
+# On every 403 (a private list, or a call Mailman's door refuses): the answer is no one's to keep,
+# so no shared cache ever gives it, or a later answer of that URL, to another client.
+PRIVATE_ANSWER = {"Cache-Control": "private, no-store"}
 # On every answer of a JSON door and every download: a browser takes the body for its declared type
 # only (a JSON body naming an attacker's text is never read as HTML or script).
 NOSNIFF = {"X-Content-Type-Options": "nosniff"}
@@ -52,6 +55,8 @@ class ArchiveEndpoint:
             if error.status >= 500:
                 note_failure(request, error)
             response = self.render_error(request, error)
+            if error.status == 403:
+                response.headers.update(PRIVATE_ANSWER)
         except UNREACHABLE as exc:  # refused a connection, or lost it under a statement
             note_failure(request, exc)
             response = self.render_error(request, ArchiveError(503, self.unavailable))

@@ -2,7 +2,9 @@
 
 A View only says what its GET answers (a payload built from a Call); the Endpoint around it
 (an ArchiveEndpoint, edge.py) gives every view the same behaviour: HEAD, OPTIONS, 405,
-`?format=`, and errors in the negotiated format."""
+`?format=`, errors in the negotiated format, and caching.py's validators (a list's revision for
+the paths of a list, the whole archive's for the others): a copy that is current is a 304 before
+the view reads anything."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from starlette.types import Receive, Scope, Send
 
 from sathub import db
 from sathub.archive.api import paging, render
+from sathub.archive.caching import Kind, Validators, of_archive, of_list
 from sathub.archive.edge import ArchiveEndpoint, ArchiveError, json_error
 from sathub.archive.links import Links, quote_path
 from sathub.db.engines import Connection, Engine
@@ -63,6 +66,7 @@ class View:
     name: str  # as HyperKitty's OPTIONS and page title say it
     description: str
     get: Callable[[Call], object]
+    kind: Kind = Kind.LISTING  # its Cache-Control (caching.py)
 
 
 class Endpoint(ArchiveEndpoint):
@@ -89,9 +93,26 @@ class Endpoint(ArchiveEndpoint):
                 "renders": render.RENDERS,
                 "parses": render.PARSES,
             }
-        else:
-            payload = self.view.get(Call(request, self._links(request), engine_of(request)))
-        return self._answer(request, payload, 200)
+            return self._answer(request, payload, 200)
+        call = Call(request, self._links(request), engine_of(request))
+        fresh = self._validators(call)
+        if fresh is not None and fresh.current(request):
+            response = fresh.not_modified()
+            response.headers["Vary"] = "Accept"
+            return response
+        response = self._answer(request, self.view.get(call), 200)
+        response.headers.update(fresh.headers if fresh else {})
+        return response
+
+    def _validators(self, call: Call) -> Validators | None:
+        """Read before the view's rows; the page and the JSON of one URL are two answers."""
+        request = call.request
+        variant = self._html_page(request)
+        with db.connect(call.engine) as conn:
+            if "address" in call.params:
+                return of_list(conn, request, self.view.kind, call.params["address"], variant)
+            within = request.query_params.get("mlist") or None if self.view.kind is Kind.SEARCH else None
+            return of_archive(conn, request, self.view.kind, variant, within=within)
 
     def render_error(self, request: Request, error: ArchiveError) -> Response:
         return self._answer(request, {"detail": error.detail}, error.status)
@@ -100,18 +121,19 @@ class Endpoint(ArchiveEndpoint):
         return Links(site_url(request), self.prefix, _format(request))
 
     def _answer(self, request: Request, payload, status: int) -> Response:
-        format_value = _format(request)
-        html_page = format_value == "api" or (
-            format_value is None and render.wants_html(request.headers.get("accept", ""))
-        )
         return render.answer(
             payload,
             status=status,
-            html_page=html_page,
+            html_page=self._html_page(request),
             title=self.view.name,
             request=request,
             index_link=self._links(request).index(),
         )
+
+    def _html_page(self, request: Request) -> bool:
+        """The browsable page rather than JSON: `?format=api`, or a browser's Accept."""
+        format_value = _format(request)
+        return format_value == "api" or (format_value is None and render.wants_html(request.headers.get("accept", "")))
 
 
 def _format(request: Request) -> str | None:

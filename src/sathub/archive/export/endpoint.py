@@ -21,7 +21,9 @@ is read: memory stays flat and the first bytes leave after one short statement, 
 size. A client that goes away stops the export at the next chunk (the server's next send fails).
 At most `max_exports` exports run at once in one process (SATHUB_MAX_EXPORTS), at most half of
 them for one client address (slots.py); beyond, 503 with Retry-After. Errors are the archive's
-HTML error pages. A client that takes nothing for SATHUB_EXPORT_WRITE_TIMEOUT seconds, or a
+HTML error pages. Each answer carries caching.py's validators (a message's export those of a
+message, a list's the list's, a search's the whole archive's): a copy that is current is a 304
+before any slot is taken or match sought. A client that takes nothing for SATHUB_EXPORT_WRITE_TIMEOUT seconds, or a
 database that fails once the answer has begun, is one log line and a cut connection (sending.py:
 the client sees a truncated download, never a gzip that looks complete)."""
 
@@ -38,6 +40,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from sathub.archive.access import HASH, visible_list_page
+from sathub.archive.caching import Kind, Validators, of_archive, of_list
 from sathub.archive.edge import NOSNIFF, ArchiveError
 from sathub.archive.export.mbox import gzip_stream
 from sathub.archive.export.sending import ExportAnswer
@@ -47,7 +50,7 @@ from sathub.archive.search.request import MISSING, read_query
 from sathub.archive.store.email_sources import export_chunks
 from sathub.archive.store.search import matching_ids
 from sathub.archive.web_door import WebDoor
-from sathub.db.engines import connect
+from sathub.db.engines import Connection, Row, connect
 from sathub.web import client_address, engine_of, in_thread, settings_of
 
 RETRY_AFTER = "10"  # seconds: exports are long, but a slot frees as soon as one ends
@@ -118,22 +121,26 @@ class Export(WebDoor):
     """`<web prefix>list/<address>/export/<name>.mbox.gz`: a list's mail, as the filters narrow it."""
 
     async def respond(self, request: Request) -> Response:
-        params = request.path_params
         filters = self.filters(request)
-        mailing_list = await in_thread(request, visible_list_page, params["address"])
-        return await self.stream(request, mailing_list.id, filters)
+        kind = Kind.MESSAGE if filters["message"] else Kind.LISTING
+        fresh, mailing_list = await in_thread(request, _checked, request, kind, request.path_params["address"])
+        return await self.stream(request, mailing_list.id if mailing_list else None, filters, fresh)
 
     def filters(self, request: Request) -> dict:
         if not _NAME.fullmatch(request.path_params["name"]):
             raise ArchiveError(404, "There is no such export.")
         return export_filters(request)
 
-    async def stream(self, request: Request, list_id: int | None, filters: dict) -> Response:
-        """The export of `list_id` (every public list when None) as `filters` narrow it."""
+    async def stream(self, request: Request, list_id: int | None, filters: dict, fresh: Validators) -> Response:
+        """The export of `list_id` (every public list when None) as `filters` narrow it; a 304
+        when the client's copy is current (`fresh`)."""
+        if fresh.current(request):
+            return fresh.not_modified()
         headers = {
             "Content-Type": "application/gzip",
             "Content-Disposition": content_disposition(request.path_params["name"]),
             **NOSNIFF,
+            **fresh.headers,
         }
         if request.method == "HEAD":  # the headers of GET; the length is not known before the end
             response = Response(None, 200, headers)
@@ -163,6 +170,18 @@ class Export(WebDoor):
         return response
 
 
+def _checked(conn: Connection, request: Request, kind: Kind, address: str | None) -> tuple[Validators, Row | None]:
+    """The export's validators (a search's: the whole archive's; else the list's), then the list
+    at `address` (none: every public list) when anyone may read it, its error otherwise."""
+    if kind is Kind.SEARCH:
+        fresh = of_archive(conn, request, kind, within=address)
+    else:
+        fresh = of_list(conn, request, kind, str(address))
+    mailing_list = visible_list_page(conn, address) if address is not None else None
+    assert fresh is not None, "a list anyone may read has validators"
+    return fresh, mailing_list
+
+
 def _matches(conn, query: Node, list_id: int | None, filters: dict) -> array:
     """The ids of the public emails `query` finds (of `list_id` alone when given), ascending (the
     order of arrival). The days of `start`/`end` narrow the search itself, so that the export's
@@ -184,5 +203,5 @@ class SearchExport(Export):
     async def respond(self, request: Request) -> Response:
         filters = self.filters(request)
         mlist = filters["mlist"]
-        mailing_list = await in_thread(request, visible_list_page, mlist) if mlist is not None else None
-        return await self.stream(request, mailing_list.id if mailing_list else None, filters)
+        fresh, mailing_list = await in_thread(request, _checked, request, Kind.SEARCH, mlist)
+        return await self.stream(request, mailing_list.id if mailing_list else None, filters, fresh)

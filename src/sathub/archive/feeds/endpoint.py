@@ -6,17 +6,16 @@
     <prefix>sender/<mailman_id or address>/feed/atom/     Atom: a sender's newest messages on public lists
     <prefix>search/feed/atom/?q=…[&mlist=<address>]       Atom: the newest messages a search finds
 
-30 items by default, `?limit=1…200`; anything else is a 400 page. Each answer carries an ETag (a
-hash of its bytes) and Last-Modified (its newest item's archived date), and a conditional GET
-that still matches is a 304 without a body: feed readers poll every few minutes, and most polls
-find nothing new. A private list's feeds are 403; errors are the pages' HTML error pages."""
+30 items by default, `?limit=1…200`; anything else is a 400 page. Each answer carries caching.py's
+validators (a list's and a thread's feeds its list's revision, a sender's and a search's the whole
+archive's), and a conditional GET that still matches is a 304 before any item is read: feed
+readers poll every few minutes, and most polls find nothing new. A private list's feeds are 403;
+errors are the pages' HTML error pages."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
-from datetime import UTC, datetime
-from email.utils import format_datetime
+from datetime import datetime
 from urllib.parse import urlencode
 
 from starlette.requests import Request
@@ -24,6 +23,7 @@ from starlette.responses import Response
 from starlette.routing import get_route_path
 
 from sathub.archive.access import HASH, LIST_ADDRESS, MAILMAN_ID, visible_list_page
+from sathub.archive.caching import Kind, Validators, of_archive, of_list
 from sathub.archive.edge import ArchiveError
 from sathub.archive.feeds import render
 from sathub.archive.feeds.render import FeedContent
@@ -34,7 +34,7 @@ from sathub.archive.store import emails, search, threads
 from sathub.archive.store import feeds as feed_store
 from sathub.archive.web_door import WebDoor
 from sathub.db.engines import Connection
-from sathub.web import in_thread, not_modified, site_url
+from sathub.web import in_thread, site_url
 
 DEFAULT_ITEMS, MAX_ITEMS = 30, 200
 LIMIT_ERROR = f"limit must be a whole number from 1 to {MAX_ITEMS}."
@@ -163,17 +163,24 @@ class FeedDoor(WebDoor):
             self_url += ("&" if asked else "?") + f"limit={limit}"
         values = [request.path_params[p] for p in self.params]
         values += [request.query_params.get(key, "") for key in self.query]
-        body, updated = await in_thread(request, self._render, links, (self_url, feed_id), *values, limit)
-        headers = {
-            "ETag": '"' + hashlib.sha256(body).hexdigest()[:32] + '"',
-            "Last-Modified": format_datetime(updated.replace(tzinfo=UTC), usegmt=True),
-            "X-Content-Type-Options": "nosniff",
-        }
-        if not_modified(request, headers["ETag"], updated):
+        fresh, body = await in_thread(request, self._render, request, links, (self_url, feed_id), *values, limit)
+        headers = {"X-Content-Type-Options": "nosniff", **(fresh.headers if fresh else {})}
+        if body is None:
             return Response(status_code=304, headers=headers)
         return Response(body, headers={"Content-Type": TYPES[self.form], **headers})
 
-    def _render(self, conn: Connection, links: PageLinks, urls: tuple[str, str], *values) -> tuple[bytes, datetime]:
+    def _render(
+        self, conn: Connection, request: Request, links: PageLinks, urls: tuple[str, str], *values
+    ) -> tuple[Validators | None, bytes | None]:
+        """The feed's validators, then its bytes (none when the client's copy is current)."""
+        kind = Kind.SEARCH if self.query else Kind.LISTING
+        # A list's and a thread's feeds take the list's address first; the others span lists.
+        if "address" in self.params:
+            fresh = of_list(conn, request, kind, values[0])
+        else:  # a search's feed narrowed to a list (`mlist`) that no one may read answers its error
+            fresh = of_archive(conn, request, kind, within=request.query_params.get("mlist") or None)
+        if fresh is not None and fresh.current(request):
+            return fresh, None
         feed = self.content(conn, links, urls, *values)
 
         def item_links(item) -> tuple[str, str, str]:
@@ -183,7 +190,7 @@ class FeedDoor(WebDoor):
                 links.thread(item.list_name, item.thread_hash),
             )
 
-        return RENDER[self.form](feed, item_links).encode(), feed.updated
+        return fresh, RENDER[self.form](feed, item_links).encode()
 
 
 def feeds(web_prefix: str) -> dict[str, FeedDoor]:

@@ -12,7 +12,9 @@ accessible HTML; no JavaScript.
 An unknown list, thread, message or month is a 404 page; a private list's pages are 403. A page is
 a function that reads its rows from the stores in one worker-thread call (the connection and the
 path's values in, the template's context out, or ArchiveError) and a template that renders them;
-web_door.py holds the doors' base and the templates' filters."""
+web_door.py holds the doors' base and the templates' filters. Each answer carries caching.py's
+validators (a list's pages its revision's, the index the whole archive's), and a request whose
+copy is current is a 304 before any row is read."""
 
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from sathub.archive.access import HASH, visible_list_page
+from sathub.archive.caching import Kind, Validators, of_archive, of_list
 from sathub.archive.edge import ArchiveError
 from sathub.archive.links import PageLinks
 from sathub.archive.mail.dates import utc_now
@@ -165,19 +168,35 @@ def message_rows(conn: Connection, address: str, message_id_hash: str) -> dict:
 class WebPage(WebDoor):
     """The door of one page under one web prefix: `rows` reads, `template` renders."""
 
-    def __init__(self, web_prefix: str, rows, template: str, params: tuple[str, ...]) -> None:
+    def __init__(
+        self, web_prefix: str, rows, template: str, params: tuple[str, ...], kind: Kind = Kind.LISTING
+    ) -> None:
+        """`params`: the path's values `rows` takes, the list's address first (none: the index)."""
         super().__init__(web_prefix)
-        self.rows, self.template, self.params = rows, template, params
+        self.rows, self.template, self.params, self.kind = rows, template, params, kind
 
     async def respond(self, request: Request) -> Response:
         links = self.links(request)
-        body = await in_thread(request, self._page, links, *(request.path_params[p] for p in self.params))
-        return Response(body, headers=HEADERS)
+        values = [request.path_params[p] for p in self.params]
+        fresh, body = await in_thread(request, self._page, request, links, *values)
+        if body is None:
+            assert fresh is not None
+            return fresh.not_modified()
+        return Response(body, headers={**HEADERS, **(fresh.headers if fresh else {})})
 
-    def _page(self, conn: Connection, links: PageLinks, *values) -> str:
+    def _page(
+        self, conn: Connection, request: Request, links: PageLinks, *values
+    ) -> tuple[Validators | None, str | None]:
         """Read and render in the worker thread: a thread page of a hundred messages takes ~10 ms
-        to render, which would otherwise stall every other request of the event loop."""
-        return render_page(self.template, links=links, **self.rows(conn, *values))
+        to render, which would otherwise stall every other request of the event loop. No body
+        when the client's copy is current."""
+        if values:
+            fresh = of_list(conn, request, self.kind, values[0])
+        else:
+            fresh = of_archive(conn, request, self.kind)
+        if fresh is not None and fresh.current(request):
+            return fresh, None
+        return fresh, render_page(self.template, links=links, **self.rows(conn, *values))
 
 
 def pages(web_prefix: str) -> dict[str, WebPage]:
@@ -191,7 +210,7 @@ def pages(web_prefix: str) -> dict[str, WebPage]:
             web_prefix, thread_rows, "page_thread.html", ("address", "thread_id")
         ),
         "list/{address}/message/{message_id_hash}/": WebPage(
-            web_prefix, message_rows, "page_message.html", ("address", "message_id_hash")
+            web_prefix, message_rows, "page_message.html", ("address", "message_id_hash"), Kind.MESSAGE
         ),
         "list/{address}/{year:digits}/{month:digits}/": WebPage(
             web_prefix, month_rows, "page_month.html", ("address", "year", "month")

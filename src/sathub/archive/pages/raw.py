@@ -8,7 +8,8 @@ it, so a reader sees every byte). With `?download=1`: `message/rfc822` and a fil
 for a mail program. Mail archived before sources were kept is rebuilt from the stored fields
 (mail/rebuild.py). The bytes are the sender's: the download headers of attachments.py (a
 sandbox CSP and nosniff) keep a browser from running them. Errors are the archive's HTML pages;
-a private list's messages are 403."""
+a private list's messages are 403. The source carries caching.py's validators of a message (a
+304 before the source is read)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from sathub.archive.access import HASH, visible_list_page
+from sathub.archive.caching import Kind, Validators, of_list
 from sathub.archive.edge import ArchiveError
 from sathub.archive.mail.kept_source import source_of
 from sathub.archive.pages.attachments import UNTRUSTED
@@ -49,7 +51,13 @@ def text_charset(data: bytes) -> str:
     return "iso-8859-1"
 
 
-def _source(conn: Connection, address: str, message_id_hash: str) -> bytes:
+def _source(
+    conn: Connection, request: Request, address: str, message_id_hash: str
+) -> tuple[Validators | None, bytes | None]:
+    """The source, after its validators (no source when the client's copy is current)."""
+    fresh = of_list(conn, request, Kind.MESSAGE, address)
+    if fresh is not None and fresh.current(request):
+        return fresh, None
     mailing_list = visible_list_page(conn, address)
     row = None
     if HASH.fullmatch(message_id_hash):
@@ -57,13 +65,16 @@ def _source(conn: Connection, address: str, message_id_hash: str) -> bytes:
     if row is None:
         raise ArchiveError(404, f"There is no such message in {mailing_list.name}.")
     rebuilt = [] if row.data is not None else attachments.attachments_to_rebuild(conn, [row.id])[row.id]
-    return source_of(row, rebuilt)
+    return fresh, source_of(row, rebuilt)
 
 
 class RawSource(WebDoor):
     async def respond(self, request: Request) -> Response:
         params = request.path_params
-        data = await in_thread(request, _source, params["address"], params["message_id_hash"])
+        fresh, data = await in_thread(request, _source, request, params["address"], params["message_id_hash"])
+        if data is None:
+            assert fresh is not None
+            return fresh.not_modified()
         if request.query_params.get("download") == "1":
             headers = {
                 "Content-Type": "message/rfc822",
@@ -71,4 +82,4 @@ class RawSource(WebDoor):
             }
         else:
             headers = {"Content-Type": f"text/plain; charset={text_charset(data)}"}
-        return Response(data, 200, {**headers, **UNTRUSTED})
+        return Response(data, 200, {**headers, **UNTRUSTED, **(fresh.headers if fresh else {})})
