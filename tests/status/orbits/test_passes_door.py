@@ -2,18 +2,21 @@
 one entry per NORAD number with its modes' current status, geostationary satellites, the reasons
 a satellite is left out, v2's 400s, and the ETag and the caches' revisions."""
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from sgp4.api import Satrec
 from skyfield.api import EarthSatellite, load, wgs84
+from starlette.testclient import TestClient
 
 from sathub import db
+from sathub.app import create_app
 from sathub.status import times
 from sathub.status.orbits.elements import ElementSet
 from sathub.status.store import elements as elements_store
 from tests.status.orbits import samples
-from tests.status.seed import seed_catalog, store_report
+from tests.status.seed import seed_catalog, set_visible, store_report
 
 NOW = samples.EPOCH + timedelta(hours=6, seconds=17)
 CATALOG = [
@@ -152,3 +155,17 @@ def test_etag_304_and_new_elements_are_seen_within_the_minute(client, loaded):
     assert moved.status_code == 200 and moved.json()["data"][0]["elements_epoch"] == "2026-11-28T01:00:00Z"
     assert moved.json()["data"] != first.json()["data"]
     assert datetime.fromisoformat(moved.json()["meta"]["start"]) == NOW.replace(second=0).astimezone(UTC)
+
+
+@pytest.mark.parametrize(("setting", "status"), [("mark", "heard"), ("exclude", "none")])
+def test_an_implausible_report_colours_the_passes_status_as_it_colours_the_grid(
+    engine, settings, loaded, setting, status
+):
+    """SATHUB_STATUS_IMPLAUSIBLE: with `exclude` a report whose satellite was below the reporter's
+    horizon does not make a pass's satellite 'heard', as it does not colour /api/v2/status."""
+    stored = store_report(loaded, "AO-91", NOW - timedelta(minutes=30), report="Heard")
+    set_visible(loaded, stored.id, False)
+    app = create_app(dataclasses.replace(settings, status_implausible=setting), engine=engine)
+    with TestClient(app, base_url="http://sathub.test") as test_client:
+        answer = test_client.get("/api/v2/passes", params={"grid": "FN31pr", "name": "AO-91"}).json()
+    assert answer["data"] and {s["status"] for p in answer["data"] for s in p["satellites"]} == {status}

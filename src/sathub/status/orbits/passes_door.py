@@ -28,6 +28,7 @@ from sathub.status.rules import parse_grid
 from sathub.status.store import catalog as catalog_store
 from sathub.status.store import elements as elements_store
 from sathub.status.store import reports as report_store
+from sathub.web import settings_of
 
 PASSES_CACHE = "public, max-age=60"
 MINUTE = 60
@@ -84,7 +85,8 @@ async def passes(request: Request) -> Response:
         (elements_revision, start),
         partial(_skies, grid_square, start, hours, min_elevation),
     )
-    statuses = await answers.get(("v2", "passes-status"), revision, _statuses)
+    exclude = settings_of(request).status_implausible == "exclude"  # as /api/v2/status colours
+    statuses = await answers.get(("v2", "passes-status"), revision, partial(_statuses, exclude))
     answer = await cached(
         request,
         ("passes", *window, names),
@@ -106,11 +108,12 @@ def _skies(grid_square: str, start: float, hours: int, min_elevation: int, conn:
     return found
 
 
-def _statuses(conn: Connection) -> dict[str, dict]:
+def _statuses(exclude_implausible: bool, conn: Connection) -> dict[str, dict]:
     """Each catalog entry's current status, by API name lower-cased: its newest two-hour cell with
     reports on the status page (six days), in /api/v2/status's words, and its latest report ever."""
     today = times.utc_now().date()
-    rows = grid.count_grid(today, report_store.hourly_counts(conn, grid.first_day(today), today))
+    hourly = report_store.hourly_counts(conn, grid.first_day(today), today, exclude_implausible=exclude_implausible)
+    rows = grid.count_grid(today, hourly)
     cells = {name.lower(): next((cell for cell in row if cell is not None), None) for name, row in rows}
     entries, _ = catalog_store.catalog_entries(conn)
     found = {}
