@@ -10,7 +10,7 @@ from sgp4.api import Satrec
 from skyfield.api import EarthSatellite, load, wgs84
 
 from sathub.status.orbits.elements import ElementSet
-from sathub.status.orbits.passes import LOOKAHEAD, elements_fresh, grid_place, sky_over
+from sathub.status.orbits.passes import LOOKAHEAD, grid_place, sky_over
 from sathub.status.orbits.sky import Place
 from tests.status.orbits import samples
 
@@ -130,10 +130,3 @@ def test_a_grid_square_is_its_centre():
     assert subsquare.longitude[0] == pytest.approx(-74 + 15 / 12 + 1 / 24)
     assert subsquare.latitude[0] == pytest.approx(41 + 17 / 24 + 1 / 48)
     assert grid_place("ZZ99") is None
-
-
-def test_elements_predict_two_weeks_either_side_of_their_epoch():
-    epoch, day = samples.EPOCH.timestamp(), 86400
-    assert elements_fresh(epoch, epoch + 13 * day, epoch + 14 * day)
-    assert not elements_fresh(epoch, epoch + 13 * day, epoch + 14 * day + 1)
-    assert not elements_fresh(epoch, epoch - 15 * day, epoch - 14 * day)

@@ -16,7 +16,6 @@ from sathub.status.orbits.elements import ElementSet
 from sathub.status.orbits.visibility import (
     HORIZON_DEGREES,
     Track,
-    epoch_near_enough,
     highest_elevations,
     sample_times,
     slot_bounds,
@@ -48,14 +47,6 @@ def test_the_samples_cover_the_slot_at_most_twenty_seconds_apart():
     times = sample_times(start, end)
     assert times[0] == start and times[-1] == end
     assert np.diff(times).max() <= 20.0
-
-
-def test_elements_judge_the_slots_within_their_age_before_and_after_their_epoch():
-    epoch = HOUR.timestamp()
-    assert epoch_near_enough(epoch, epoch + 7 * 86400 - 480, epoch + 7 * 86400 + 480, 7)
-    assert epoch_near_enough(epoch, epoch - 7 * 86400 - 480, epoch - 7 * 86400 + 480, 7)
-    assert not epoch_near_enough(epoch, epoch + 7 * 86400, epoch + 7 * 86400 + 960, 7)
-    assert not epoch_near_enough(epoch, epoch - 8 * 86400, epoch - 8 * 86400 + 960, 7)
 
 
 def random_case(rng: random.Random):

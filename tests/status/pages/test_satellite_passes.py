@@ -153,7 +153,7 @@ def test_without_a_number_elements_or_fresh_elements_a_sentence_says_so(client, 
     assert "FO-29 has no NORAD catalog number here" in said("FO-29")
     assert "No orbital elements are loaded for NORAD 43803" in said("JO-97")
     monkeypatch.setattr(times, "utc_now", lambda: NOW + timedelta(days=14))
-    assert "Its newest orbital elements (NORAD 43017, epoch 2026-11-28 00:00:00 UTC) are more than 14 days" in said(
+    assert "Its newest orbital elements (NORAD 43017, epoch 2026-11-28 00:00:00 UTC) are more than 7 days" in said(
         "AO-91"
     )
 

@@ -20,6 +20,14 @@ SECONDS_PER_DAY = 86400.0
 MEAN_ELEMENTS = ELEMENT_FIELDS
 
 
+def usable_over(epoch: float, start: float, end: float, max_age_days: float) -> bool:
+    """Whether elements of this epoch may be used over [start, end] (Unix seconds): every moment of
+    it within `max_age_days` of the epoch, before it as after it, since SGP4's error grows with the
+    time from the epoch either way. One rule for the reports' check and the pass predictions, with
+    one setting (SATHUB_ELEMENTS_MAX_AGE_DAYS, docs/orbits.md)."""
+    return max(abs(start - epoch), abs(end - epoch)) <= max_age_days * SECONDS_PER_DAY
+
+
 @dataclass(frozen=True)
 class ElementSet:
     norad_id: int

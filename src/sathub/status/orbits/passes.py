@@ -27,7 +27,6 @@ import numpy as np
 from sgp4.api import Satrec
 
 from sathub.status.locators import box
-from sathub.status.orbits.elements import SECONDS_PER_DAY
 from sathub.status.orbits.sky import Place, earth_fixed, look_angles
 
 STEPS_PER_REVOLUTION = 20
@@ -37,10 +36,6 @@ PRECISION = 1.0  # seconds: times are given to the second, each within half a se
 # A pass that rises before the window's end is followed until it sets, up to this long after the
 # end: a pass of a satellite in low orbit lasts under half an hour.
 LOOKAHEAD = 7200.0
-
-# Elements further than this from any moment of the window predict no passes there: SGP4 drifts
-# by 1-3 km a day in low orbit, so after two weeks a pass may come tens of seconds early or late.
-MAX_ELEMENTS_AGE_DAYS = 14
 
 _FRACTIONS = np.linspace(0.0, 1.0, REFINE_POINTS + 1)
 
@@ -81,12 +76,6 @@ def grid_place(grid_square: str) -> Place | None:
     if found is None:
         return None
     return Place.of((found.south + found.north) / 2, (found.west + found.east) / 2)
-
-
-def elements_fresh(epoch: float, start: float, end: float) -> bool:
-    """Whether elements of this epoch may predict the window [start, end] (MAX_ELEMENTS_AGE_DAYS
-    from every moment of it, before their epoch as after it)."""
-    return max(abs(start - epoch), abs(end - epoch)) <= MAX_ELEMENTS_AGE_DAYS * SECONDS_PER_DAY
 
 
 def step_of(sat: Satrec) -> float:

@@ -21,8 +21,8 @@ from sathub.status.api.v2 import params
 from sathub.status.api.v2.answers import Answer, answered, cached, endpoint
 from sathub.status.api.v2.names import resolved_names
 from sathub.status.cache import answers_of
-from sathub.status.orbits.elements import ElementSet
-from sathub.status.orbits.passes import Sky, elements_fresh, grid_place, sky_over
+from sathub.status.orbits.elements import ElementSet, usable_over
+from sathub.status.orbits.passes import Sky, grid_place, sky_over
 from sathub.status.records import STATUS_OF_STATE
 from sathub.status.rules import parse_grid
 from sathub.status.store import catalog as catalog_store
@@ -83,7 +83,7 @@ async def passes(request: Request) -> Response:
     skies = await answers.get(
         ("v2", "passes-sky", *window),
         (elements_revision, start),
-        partial(_skies, grid_square, start, hours, min_elevation),
+        partial(_skies, grid_square, start, hours, min_elevation, settings_of(request).elements_max_age_days),
     )
     exclude = settings_of(request).status_implausible == "exclude"  # as /api/v2/status colours
     statuses = await answers.get(("v2", "passes-status"), revision, partial(_statuses, exclude))
@@ -96,13 +96,15 @@ async def passes(request: Request) -> Response:
     return answered(request, answer, PASSES_CACHE)
 
 
-def _skies(grid_square: str, start: float, hours: int, min_elevation: int, conn: Connection) -> Skies:
+def _skies(
+    grid_square: str, start: float, hours: int, min_elevation: int, max_age_days: int, conn: Connection
+) -> Skies:
     place = grid_place(grid_square)
     assert place is not None, "read_grid gave a locator"
     end = start + hours * 3600
     found: Skies = {}
     for norad_id, element_set in elements_store.current_element_sets(conn).items():
-        fresh = elements_fresh(element_set.epoch, start, end)
+        fresh = usable_over(element_set.epoch, start, end, max_age_days)
         sky = sky_over(element_set.satrec(), place, start, end, min_elevation) if fresh else None
         found[norad_id] = (element_set, sky)
     return found

@@ -22,7 +22,6 @@ import numpy as np
 from sgp4.api import Satrec
 
 from sathub.status.locators import Box
-from sathub.status.orbits.elements import SECONDS_PER_DAY
 from sathub.status.orbits.sky import Place, earth_fixed
 from sathub.status.rules import period_of_minute
 
@@ -59,12 +58,6 @@ def slot_bounds(day: date, hour: int, period: int) -> tuple[float, float]:
 def sample_times(start: float, end: float) -> np.ndarray:
     """Moments from start to end, both included, at most STEP_SECONDS apart."""
     return np.linspace(start, end, int(np.ceil((end - start) / STEP_SECONDS)) + 1)
-
-
-def epoch_near_enough(epoch: float, start: float, end: float, max_age_days: float) -> bool:
-    """Whether elements of this epoch may judge the slot: their error grows with the time from the
-    epoch, before it as after it."""
-    return abs(epoch - (start + end) / 2) <= max_age_days * SECONDS_PER_DAY
 
 
 @dataclass(frozen=True)

@@ -22,13 +22,13 @@ from starlette.responses import Response
 from sathub.db.engines import Connection
 from sathub.status import times
 from sathub.status.cache import answers_of
-from sathub.status.orbits.elements import ElementSet
-from sathub.status.orbits.passes import MAX_ELEMENTS_AGE_DAYS, Pass, Sky, elements_fresh, grid_place, sky_over
+from sathub.status.orbits.elements import ElementSet, usable_over
+from sathub.status.orbits.passes import Pass, Sky, grid_place, sky_over
 from sathub.status.rules import parse_grid
 from sathub.status.store import catalog
 from sathub.status.store import elements as elements_store
 from sathub.status.templating import CachedPage, environment
-from sathub.web import site_url
+from sathub.web import settings_of, site_url
 
 COOKIE = "sathub_grid"
 COOKIE_SECONDS = 365 * 86400
@@ -87,10 +87,11 @@ async def respond(request: Request, page: CachedPage, label: tuple) -> Response:
         now = times.utc_now().timestamp()
         start = float(now - now % MINUTE)
         elements_revision = elements_store.probed_elements_revision(answers.probe)
+        max_age_days = settings_of(request).elements_max_age_days
         built = await answers.get(
             ("satellite-passes", site, request.path_params["name"], choice.grid),
             (*label, elements_revision, start),
-            partial(_page_with_passes, page, site, request.path_params["name"], choice.grid, start),
+            partial(_page_with_passes, page, site, request.path_params["name"], choice.grid, start, max_age_days),
         )
         response = built.response(request, HEADERS)
     else:
@@ -106,18 +107,20 @@ async def respond(request: Request, page: CachedPage, label: tuple) -> Response:
     return response
 
 
-def _page_with_passes(page: CachedPage, site: str, name: str, grid: str, start: float, conn: Connection) -> CachedPage:
+def _page_with_passes(
+    page: CachedPage, site: str, name: str, grid: str, start: float, max_age_days: int, conn: Connection
+) -> CachedPage:
     entry = catalog.entry_named(conn, name)
     api_name = entry.api_name if entry else name  # a name only on old reports has no number
     number = elements_store.norad_ids_by_name(conn).get(api_name)
     element_set = None if number is None else elements_store.current_element_sets(conn, [number]).get(number)
     end = start + HOURS * 3600
     sky = None
-    if element_set is not None and elements_fresh(element_set.epoch, start, end):
+    if element_set is not None and usable_over(element_set.epoch, start, end, max_age_days):
         place = grid_place(grid)
         assert place is not None, "chosen() gave a locator"
         sky = sky_over(element_set.satrec(), place, start, end)
-    found = _Found(number, element_set, sky, start)
+    found = _Found(number, element_set, sky, start, max_age_days)
     return _spliced(page, _section(site, api_name, Chosen(grid=grid, typed=grid), found))
 
 
@@ -127,6 +130,7 @@ class _Found:
     element_set: ElementSet | None
     sky: Sky | None  # None: no elements, or too old for the window
     start: float
+    max_age_days: int
 
 
 def _section(site: str, name: str, choice: Chosen, found: _Found | None = None) -> Markup:
@@ -139,7 +143,7 @@ def _section(site: str, name: str, choice: Chosen, found: _Found | None = None) 
             "longitude": float(place.longitude[0]),
             "start": _moment(found.start),
             "epoch": None if found.element_set is None else _moment(found.element_set.epoch),
-            "max_age_days": MAX_ELEMENTS_AGE_DAYS,
+            "max_age_days": found.max_age_days,
             "rows": [_row(one) for one in found.sky.passes] if found.sky else [],
             "now_direction": None if found.sky is None else _direction(found.sky.elevation, found.sky.azimuth),
         }

@@ -25,8 +25,8 @@ from sqlalchemy.engine import Connection, Engine
 from sathub.config import setting
 from sathub.db.group_commit import transaction_memo
 from sathub.status.locators import box
-from sathub.status.orbits.elements import ElementSet
-from sathub.status.orbits.visibility import Track, epoch_near_enough, sample_times, slot_bounds, visible_from
+from sathub.status.orbits.elements import ElementSet, usable_over
+from sathub.status.orbits.visibility import Track, sample_times, slot_bounds, visible_from
 from sathub.status.store.elements import current_element_sets, norad_ids_by_name
 from sathub.status.tables import data_revision, orbital_elements, reports
 
@@ -74,7 +74,7 @@ class Sky:
         element_set, day, hour, period = slot
         square = box(grid_square)
         start, end = slot_bounds(day, hour, period)
-        if square is None or not epoch_near_enough(element_set.epoch, start, end, self.max_age_days):
+        if square is None or not usable_over(element_set.epoch, start, end, self.max_age_days):
             return None
         track = self.tracks.get(slot)
         if track is None:
