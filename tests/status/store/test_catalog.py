@@ -204,6 +204,7 @@ def test_a_renamed_entry_keeps_its_old_name_as_an_alias(loaded):
         "AO-91_[FM]",
         "AO-91 [FM]",
         "https://www.amsat.org/",
+        None,  # no NORAD number in these rows
     )
     assert read(loaded, catalog.resolve_api_name, "ao-91", display_names=False) == "AO-91_[FM]"
     write(loaded, catalog.update, ao91.id, "AO-91 [FM]", "ao-91_[fm]", "")  # a change of case is no rename
