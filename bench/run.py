@@ -48,11 +48,26 @@ def status_steps(backend: str, quick: bool, duration: int, rounds: int) -> list[
         ["status_after_write", "--database-url", large, "--duration", seconds],
         ["status_after_write", "--database-url", live, "--only", "page", "--duration", seconds],
         ["status_burst", "--database-url", large, "--duration", str(duration + 2), "--rounds", str(rounds)],
+        # Every report checked against the sky: POSTs with elements loaded and without, alternated.
+        [
+            "status_visibility",
+            "--database-url",
+            f"sqlite:///{OUT / 'status_visibility'}.db" if backend == "sqlite" else pg_url("sathub_bench_visibility"),
+            *(["--rounds", "1", "--duration", "1"] if quick else ["--rounds", str(2 * rounds + 2), "--duration", "5"]),
+        ],
         # /api/v2: the keyset walk (8 years at a live density, 1M reports: page 10,000) and the 304 path.
         ["status_dataset", "--database-url", walk, "--reports", "1000000", "--days", "3000", "--if-missing"],
         ["status_v2", "--database-url", walk, "--duration", seconds],
+        # /api/v2/passes: every satellite with elements over 24 h for one grid square, cold and cached.
+        [
+            "status_passes",
+            "--database-url",
+            walk.replace("status_walk", "status_passes").replace("_bench_walk", "_bench_passes"),
+        ],
         # /api/v2/stream: delivery across 2 processes, 5,000 subscribers' memory, POST speed while they listen.
         ["status_stream", "--backend", backend, *(["--posts", "20", "--subscribers", "500"] if quick else [])],
+        # webhooks: latency from a report's commit to each of 100 hooks, beside dead receivers, under a stress
+        ["status_webhooks", "--backend", backend, *(["--reports", "5"] if quick else [])],
     ]
 
 
@@ -74,6 +89,8 @@ def archive_steps(backend: str, quick: bool) -> list[list[str]]:
         ["archive_export", "first-byte", "--database-url", corpus],
         ["archive_read", "existing", "--database-url", corpus, "--repeat", repeat],
         ["archive_pages", "--database-url", corpus, "--repeat", repeat],
+        # a 304 (the revision alone) against a 200 of the largest thread and a message of it
+        ["archive_conditional", "--database-url", corpus, "--repeat", "40" if quick else "200"],
         ["archive_search", "--backends", backend, "--repeat", "10" if quick else "40"],
         [
             "archive_read",

@@ -47,6 +47,14 @@ DOCUMENTED_DEFAULTS = {
     "mailman_rest_password": "",
     "stream_max_subscribers": 2000,
     "stream_retention_hours": 48,
+    "status_implausible": "mark",
+    "elements_url": "",
+    "elements_refresh": 21600,
+    "elements_max_age_days": 7,
+    "webhooks_allow_private": 0,
+    "webhook_timeout": 10,
+    "webhook_retry_hours": 24,
+    "robots_txt": "",
 }
 FIELDS = {field.name: field for field in dataclasses.fields(Settings)}
 # Values that settings which check their values may accept (each setting takes those it accepts).
@@ -62,6 +70,9 @@ CANDIDATES = [
     "warning",
     "10.0.0.0/8, 192.0.2.7",
     "*",
+    "mark",
+    "exclude",
+    __file__,  # a readable file (SATHUB_ROBOTS_TXT)
 ]
 
 
@@ -128,6 +139,7 @@ def test_variables_of_no_setting_are_ignored():
         ("access_log", "on"),
         ("archiver_from", "10.0.0.0/33"),
         ("archiver_from", "localhost"),
+        ("status_implausible", "hide"),
     ],
 )
 def test_a_value_a_setting_does_not_accept_is_one_line_naming_it(name, value):

@@ -41,13 +41,24 @@ LAYERS = {
         # the pure rules and the tables: no I/O but the data revision's read
         **dict.fromkeys(("tables", "rules", "times", "grid", "records", "locators", "csrf"), CORE),
         **dict.fromkeys(("rate_limit", "templating", "cache"), CORE),
-        # where the satellites are: the element sets and the sky over a place, used by the writer
-        **dict.fromkeys(("orbits.elements", "orbits.sky"), CORE),
+        # where the satellites are: the element sets, the sky over a place and the check of a report
+        # against it, used by the writer
+        **dict.fromkeys(("orbits.elements", "orbits.sky", "orbits.visibility"), CORE),
+        # pass predictions: /api/v2/passes and the satellite pages compute them alike
+        "orbits.passes": CORE,
+        # the status-change rule and the Atom feeds' rendering: the stream, the feeds, the pages and
+        # the webhooks say a change, and a satellite's feed, in the same words
+        **dict.fromkeys(("notify.changes", "notify.atom"), CORE),
+        # the webhooks' rules (what may be registered, signing, addresses): the store, the admin
+        # pages and the command line check a hook as the deliverer does
+        "notify.webhook_rules": CORE,
         "store": STORE,
         # the doors: /api/v1, /api/v2, the stream, the pages, administration, the legacy import
         **dict.fromkeys(("api", "api.v2", "stream", "pages", "admin", "migrate"), ROOM),
         # the orbits' doors: the elements loader and its refresh, pass predictions
         "orbits": ROOM,
+        # notifications: the feeds of /api/v2, the webhooks
+        "notify": ROOM,
         **dict.fromkeys(("routes", "commands"), TOP),
     },
     "archive": {
@@ -57,8 +68,10 @@ LAYERS = {
         "search.text": CORE,
         "store": STORE,
         # what every door stands on: the private-list check, the web door, the one search reader
-        **dict.fromkeys(("access", "web_door", "search.request"), GROUND),
+        **dict.fromkeys(("access", "web_door", "search.request", "caching"), GROUND),
         **dict.fromkeys(("api", "pages", "feeds", "export", "search", "ingest", "mailman"), ROOM),
+        # robots.txt and the sitemaps: what crawlers may walk, and what there is to walk
+        "crawlers": ROOM,
         **dict.fromkeys(("routes", "commands"), TOP),
     },
 }
@@ -68,6 +81,14 @@ SIDEWAYS = {
     # the stream is a door of /api/v2: its parameters, errors and headers are v2's (api-v2.md)
     ("status", "stream", "api"),
     ("status", "stream", "api.v2"),
+    # the Atom feeds are doors of /api/v2 too: its names, errors and headers (api-v2.md)
+    ("status", "notify", "api"),
+    ("status", "notify", "api.v2"),
+    # /api/v2/passes is a door of /api/v2: its parameters, names, errors and headers (api-v2.md)
+    ("status", "orbits", "api"),
+    ("status", "orbits", "api.v2"),
+    # a webhook is sent the stream's event (its builder) and wakes as the stream does (its wake-ups)
+    ("status", "notify", "stream"),
     # search's JSON answers are the read API's: its endpoint, paging and email objects
     ("archive", "search", "api"),
     # Mailman's live archiving goes through the one ingest path, as the import does

@@ -14,6 +14,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp
 
+from sathub.archive.crawlers.robots import robots_route
 from sathub.archive.links import WEB_PREFIXES
 from sathub.archive.routes import routes as archive_routes
 from sathub.config import Settings
@@ -24,6 +25,8 @@ from sathub.server.request_log import RequestLog
 from sathub.status.api.replay import ReplayedAnswers
 from sathub.status.api.v2.replay import ReplayedV2
 from sathub.status.cache import AnswerCache
+from sathub.status.notify.webhook_delivery import webhook_delivery
+from sathub.status.orbits.refresh import refreshing
 from sathub.status.routes import EXCEPTION_HANDLERS as STATUS_EXCEPTION_HANDLERS
 from sathub.status.routes import routes as status_routes
 from sathub.status.stream.pruning import pruning
@@ -66,9 +69,10 @@ class SathubApp(Starlette):
 @asynccontextmanager
 async def lifespan(app: Starlette) -> AsyncIterator[None]:
     """While the app serves: the stream's events past the retention pruned, by every serving
-    process; at its end, the revision probe's connections closed."""
+    process, the orbital elements refreshed (by one process at a time), and the webhooks delivered
+    (each by one process at a time); at its end, the revision probe's connections closed."""
     try:
-        async with pruning(app):
+        async with pruning(app), refreshing(app), webhook_delivery(app):
             yield
     finally:
         app.state.answers.probe.close()
@@ -79,6 +83,8 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     routes: list[BaseRoute] = [*status_routes(), *archive_routes()]
     if settings.prefix:
         routes = [Mount(settings.prefix, routes=routes)]
+    # At the host's root whatever the prefix: crawlers read /robots.txt and nothing else.
+    routes = [robots_route(), *routes]
     engine = (
         engine
         if engine is not None

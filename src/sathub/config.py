@@ -36,6 +36,10 @@ def _web_url(value: str) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
+def _readable_file(value: str) -> bool:
+    return os.path.isfile(value) and os.access(value, os.R_OK)
+
+
 def _database_url(value: str) -> bool:
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
@@ -93,6 +97,7 @@ def _setting(default: Any, accepts: tuple[str, Callable[[Any], bool]] | None = N
 
 ANY_TEXT = None
 NETWORKS = ("comma-separated addresses and CIDR ranges, or *", _networks)
+WEB_URL_OR_NOTHING = ("an http:// or https:// URL, or nothing", lambda value: value == "" or _web_url(value))
 
 
 @dataclass(frozen=True)
@@ -102,9 +107,7 @@ class Settings:
     )
     # Public base URL: scheme, host and optional path prefix (e.g. https://www.amsat.org/status).
     # Empty means: build links from each request and serve at the root.
-    base_url: str = _setting(
-        "", ("an http:// or https:// URL, or nothing", lambda value: value == "" or _web_url(value)), "--base-url"
-    )
+    base_url: str = _setting("", WEB_URL_OR_NOTHING, "--base-url")
     # Host headers answered (comma-separated; `.example.org` includes subdomains); empty: any
     # well-formed host. A malformed Host is always refused (server/hosts.py).
     allowed_hosts: str = _setting("", ANY_TEXT)
@@ -149,6 +152,27 @@ class Settings:
     # and the hours its events are kept for clients that resume with Last-Event-ID (at least 24).
     stream_max_subscribers: int = _setting(2000, _integer(0, 1 << 20))
     stream_retention_hours: int = _setting(48, _integer(24, 24 * 365))
+    # Reports whose satellite was below their grid square's horizon (visible = false): `mark` them
+    # only (the grid's colours count every report, as upstream's), or `exclude` them from the status
+    # page's grid and /api/v2/status (docs/orbits.md, "Where visibility shows"; /api/v1 never changes).
+    status_implausible: str = _setting("mark", ("mark or exclude", ("mark", "exclude").__contains__))
+    # Orbital elements fetched by `sathub serve` (TLE or CelesTrak's OMM JSON/CSV; empty: no refresh)
+    # every so many seconds, by one process at a time (docs/orbits.md, "Elements"). CelesTrak updates
+    # its GP data every 2 hours and asks clients to fetch no more often: at least an hour here.
+    elements_url: str = _setting("", WEB_URL_OR_NOTHING)
+    elements_refresh: int = _setting(6 * 3600, _integer(3600))
+    # Days between a satellite's current elements' epoch and every moment they are used for: a
+    # report's quarter-hour (checked against the sky; beyond, `visible` is null) and a pass
+    # prediction's window (docs/orbits.md). SGP4's error grows by ~1-3 km a day in low orbit: a week
+    # is ~0.5° at the horizon.
+    elements_max_age_days: int = _setting(7, _integer(1, 365))
+    # Webhooks (docs/orbits.md, "Webhooks"): 1 lets them reach loopback, private, link-local and
+    # other non-public addresses (internal bots; by default refused, checked on the address each
+    # connection goes to); the seconds one attempt may take (connect, each read, the whole); the
+    # hours a hook may fail in a row, retried with a growing delay, before it is disabled.
+    webhooks_allow_private: int = _setting(0, ("1 (allowed) or 0 (refused)", (0, 1).__contains__))
+    webhook_timeout: int = _setting(10, _integer(1, 60))
+    webhook_retry_hours: int = _setting(24, _integer(1, 24 * 7))
     # Mailman's archiver (the `hyperkitty` plugin): the key it sends as `Authorization: Token <key>`
     # (empty: the archiver endpoints refuse every call), the source addresses and CIDR ranges it
     # may call from (comma-separated), and the largest POST body taken (a message with its parts).
@@ -162,14 +186,28 @@ class Settings:
     # mbox exports (`…/export/<name>.mbox.gz`) streamed at once by one process; beyond: 503 with
     # Retry-After. Each holds a worker thread while it reads a chunk, and a client's bandwidth.
     max_exports: int = _setting(4, _integer(1, 1000))
+    # Matches a search counts exactly; beyond, its answer says "more than" this many, and the count
+    # stops there instead of reading every match (docs/archive-search.md, "Counts").
+    search_count_limit: int = _setting(10_000, _integer(1))
     # Seconds an export's client may take none of its bytes before the export is cut and its slot
     # given back (archive/export/sending.py); one client address holds at most half the slots.
     export_write_timeout: int = _setting(30, _integer(1, 3600))
+    # Cache-Control's max-age of the archive's answers, in seconds (archive/caching.py): a message
+    # page, its raw source and a message's export; the index, list, month and thread pages, feeds,
+    # the read API and exports, which caches may also serve stale for stale_while_revalidate while
+    # they ask again; search answers (docs/archive-caching.md).
+    archive_max_age_message: int = _setting(86400, _integer(0))
+    archive_max_age_listing: int = _setting(60, _integer(0))
+    archive_stale_while_revalidate: int = _setting(60, _integer(0))
+    archive_max_age_search: int = _setting(60, _integer(0))
+    # The file served as /robots.txt (archive/crawlers/robots.py); empty: the default, which keeps
+    # crawlers out of searches, exports and administration and names each list's sitemap index.
+    robots_txt: str = _setting(
+        "", ("a readable file's path, or nothing", lambda value: value == "" or _readable_file(value))
+    )
     # Mailman core's REST API (the root without a version, e.g. http://127.0.0.1:8001), where list
     # names, descriptions and archive policies come from; empty: lists are public unless --private.
-    mailman_rest_url: str = _setting(
-        "", ("an http:// or https:// URL, or nothing", lambda value: value == "" or _web_url(value))
-    )
+    mailman_rest_url: str = _setting("", WEB_URL_OR_NOTHING)
     mailman_rest_user: str = _setting("", ANY_TEXT)
     mailman_rest_password: str = _setting("", ANY_TEXT)
 

@@ -8,6 +8,7 @@ from starlette.routing import Route
 
 from sathub.archive.api.endpoint import AddSlash, Endpoint, NotFound
 from sathub.archive.api.views import VIEWS
+from sathub.archive.crawlers.sitemap_door import sitemap_routes
 from sathub.archive.export.endpoint import Export, SearchExport
 from sathub.archive.feeds.endpoint import feeds
 from sathub.archive.links import API_PREFIXES, WEB_PREFIXES
@@ -46,4 +47,4 @@ def routes() -> list[Route]:
                 result.append(Route((web + pattern)[:-1], door))
         result.append(Route(web + "search", SearchPage(web)))
         result.append(Route(web + "search/export/{name}.mbox.gz", SearchExport(web)))
-    return result
+    return [*result, *sitemap_routes()]
