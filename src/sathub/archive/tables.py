@@ -20,6 +20,10 @@ mailing_lists = sa.Table(
     sa.Column("subject_prefix", sa.String(255), nullable=False, server_default=""),
     sa.Column("archive_policy", sa.String(16), nullable=False, server_default=PUBLIC),
     sa.Column("created_at", sa.DateTime, nullable=False),
+    # Moved by the database's triggers with every change of the list's mail, threads or settings,
+    # and when (migration 0024): what the archive's ETags and Last-Modified are made of.
+    sa.Column("revision", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("revised_at", sa.DateTime, nullable=True),
 )
 
 senders = sa.Table(
@@ -59,6 +63,10 @@ emails = sa.Table(
     sa.Column("sender_name", sa.Text, nullable=False),
     sa.Column("subject", sa.Text, nullable=False),
     sa.Column("content", sa.Text, nullable=False),
+    # Searched, never shown (migration 0023): the From header's commented name when sender_name
+    # is the address, and the text pipermail inlined after "next part" (mail/message.py).
+    sa.Column("sender_comment", sa.Text, nullable=False, server_default=""),
+    sa.Column("scrubbed", sa.Text, nullable=False, server_default=""),
     sa.Column("date", sa.DateTime, nullable=False),
     sa.Column("archived_date", sa.DateTime, nullable=False),
     sa.Column("in_reply_to", sa.String(254), nullable=True),  # cleaned parent Message-ID
@@ -72,6 +80,7 @@ emails = sa.Table(
     sa.Index("emails_list_archived", "list_id", "archived_date", "id"),
     sa.Index("emails_list_in_reply_to", "list_id", "in_reply_to"),
     sa.Index("emails_parent", "parent_id"),
+    sa.Index("emails_message_id", "message_id"),  # m:<Message-ID> of every list (migration 0022)
 )
 
 attachments = sa.Table(

@@ -3,10 +3,14 @@ envelope, the email objects of /list/<address>/emails/, score and snippet, priva
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from dataclasses import replace
 from urllib.parse import quote
 
 import pytest
+from starlette.testclient import TestClient
 
+from sathub.app import create_app
 from tests.archive.api_fixtures import BASE, FORBIDDEN, MAIL, seed_archive, seed_big_list
 
 PREFIXES = ("/archive/api/", "/archives/api/", "/hyperkitty/api/")
@@ -159,3 +163,38 @@ def test_a_private_lists_mail_is_in_no_order_nor_on_the_walked_dates(seeded, mon
         found = search(seeded, query, sort=sort, limit=100).json()
         assert found["count"] == len(found["results"]) > 0, query
         assert MAIL["P"].hash not in {r["message_id_hash"] for r in found["results"]}, query
+
+
+@contextmanager
+def capped_client(engine, settings, count_limit: int):
+    """A server whose searches count exactly up to `count_limit` matches, over big@example.org's 45
+    emails whose text is "text": a thread of 23 subjects "Big" and 22 single emails "Single"."""
+    seed_big_list(engine, replies=22)
+    app = create_app(replace(settings, search_count_limit=count_limit), engine=engine)
+    with TestClient(app, base_url=BASE) as client:
+        yield client
+
+
+@pytest.mark.parametrize("sort", ["relevance", "date-desc", "date-asc"])
+def test_counts_stop_at_the_limit_and_the_next_links_go_on_to_the_last_match(engine, settings, sort):
+    with capped_client(engine, settings, 20) as capped:
+        answer = search(capped, "text", limit=7, sort=sort).json()
+        assert list(answer)[:2] == ["count", "count_exact"]
+        assert (answer["count"], answer["count_exact"]) == (20, False)
+        seen, pages = [r["url"] for r in answer["results"]], 1
+        while answer["next"]:
+            answer = capped.get(answer["next"]).json()
+            seen += [r["url"] for r in answer["results"]]
+            pages += 1
+            assert (answer["count"], answer["count_exact"]) == (20, False)
+        assert (len(seen), len(set(seen)), pages) == (45, 45, 7)
+        # Asked for every match at once, the page holds them all, and says there is no next one.
+        every = search(capped, "text", limit=100, sort=sort).json()
+        assert (every["count"], every["count_exact"], every["next"], len(every["results"])) == (20, False, None, 45)
+
+
+def test_a_count_up_to_the_limit_is_exact(engine, settings):
+    with capped_client(engine, settings, 22) as capped:
+        assert [search(capped, q).json()["count"] for q in ("s:single", "s:big")] == [22, 22]
+        assert [search(capped, q).json()["count_exact"] for q in ("s:single", "s:big")] == [True, False]
+        assert search(capped, "s:single", limit=30).json()["next"] is None

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import gzip
 import re
+from dataclasses import replace
 from urllib.parse import quote
 
 import pytest
+from starlette.testclient import TestClient
 
+from sathub.app import create_app
 from tests.archive.api_fixtures import MAIL, seed_archive, seed_big_list
 from tests.archive.messages import raw_message
 from tests.live_server import app_in_thread
@@ -131,3 +134,18 @@ def test_search_in_chromium_without_javascript(served, browser, screenshots):
     assert page.locator("#search-q").input_value() == '"><script>alert(1)</script>'
     assert dialogs == []
     page.context.close()
+
+
+def test_past_the_count_limit_the_page_says_more_than_and_pages_on(engine, settings):
+    """45 matches counted up to 30: "More than 30 results", pages without a last number, and a
+    next link until the last match."""
+    seed_big_list(engine, replies=22)
+    with TestClient(create_app(replace(settings, search_count_limit=30), engine=engine)) as client:
+        url = "/archive/search?q=text&mlist=big@example.org&sort=date-asc"
+        pages = [client.get(url + (f"&page={number}" if number > 1 else "")).text for number in (1, 2, 3)]
+        assert ["More than 30 results in big@example.org." in page for page in pages] == [True] * 3
+        assert [page.count("<article") for page in pages] == [20, 20, 5]
+        assert ["Page 2</li>" in pages[1], " of " in pages[1].split("Page 2", 1)[1][:10]] == [True, False]
+        assert ['rel="next"' in page for page in pages] == [True, True, False]
+        single = client.get("/archive/search?q=s:single").text
+        assert "22 results." in single and "More than" not in single

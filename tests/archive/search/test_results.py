@@ -9,13 +9,14 @@ import pytest
 from sathub.archive.edge import ArchiveError
 from sathub.archive.search.request import read_request
 from sathub.archive.search.results import find
+from sathub.config import Settings
 from sathub.db import connect
 from tests.archive.api_fixtures import MAIL, seed_archive
 
 
 def found(engine, **params: str):
     with connect(engine) as conn:
-        page, mailing_list = find(conn, read_request({"q": "welcome", **params}))
+        page, mailing_list = find(conn, read_request({"q": "welcome", **params}), Settings.search_count_limit)
     return {row.message_id_hash for row in page.rows}, page.count, mailing_list
 
 

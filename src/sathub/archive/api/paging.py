@@ -27,14 +27,17 @@ def requested_page(query: Mapping[str, str]) -> Page | None:
     return Page(limit, offset if offset is not None and offset > 0 else 0)
 
 
-def envelope(count: int, results: list, page: Page, base: str, params: list[tuple[str, str]]) -> dict:
+def envelope(
+    count: int, results: list, page: Page, base: str, params: list[tuple[str, str]], more: bool | None = None
+) -> dict:
     """The envelope of `results` (items offset … offset+limit−1 of `count`).
 
-    `base` is the endpoint's absolute URL without query; `params` the request's query items."""
+    `base` is the endpoint's absolute URL without query; `params` the request's query items; `more`
+    whether items follow this page, when `count` cannot tell (a search's count stops at its limit)."""
     others = [(k, v) for k, v in params if k not in ("limit", "offset")]
     limit = [("limit", str(page.limit))]
     nxt = prev = None
-    if page.offset + page.limit < count:
+    if page.offset + page.limit < count if more is None else more:
         nxt = with_query(base, others + limit + [("offset", str(page.offset + page.limit))])
     if page.offset > 0:
         back = page.offset - page.limit

@@ -13,15 +13,16 @@ from email.message import Message
 from email.parser import BytesParser
 from email.policy import Compat32
 
-from sathub.archive.mail.content import Attachment, message_content
+from sathub.archive.mail.content import Attachment, message_content, scrubbed_text
 from sathub.archive.mail.dates import message_dates
 from sathub.archive.mail.headers import archived_subject, modern_text, raw_text
 from sathub.archive.mail.ids import clean_message_id, generated_message_id, message_id_hash, parent_reference
 from sathub.archive.mail.parts_limit import PartsLeftOut, parse_within_limits
-from sathub.archive.mail.senders import sender
+from sathub.archive.mail.senders import commented_name, sender
 from sathub.config import Settings
 
 MAX_PARTS = Settings.max_message_parts  # the setting's default
+PIPERMAIL_MARK = b"-------------- next part --------------"
 
 
 @dataclass(slots=True)
@@ -37,6 +38,11 @@ class ParsedEmail:
     archived_date: datetime
     attachments: list[Attachment]
     parts_left_out: bool = False  # parts beyond the limits (parts_limit.py) are in the source only
+    # Searched, not shown (migration 0023): the From header's name in a comment when `sender_name`
+    # is the address (senders.commented_name), and the text pipermail inlined after its "next
+    # part" lines (content.scrubbed_text).
+    sender_comment: str = ""
+    scrubbed: str = ""
     # The source as received, compressed (mail/kept_source.py), its size and its mbox `From ` line:
     # set by the import's parsing, stored in email_sources (migration 0008).
     source: bytes | None = None
@@ -97,6 +103,9 @@ def parse_email(data: bytes, from_line: str | None, fallback_date: datetime, max
     address, name = sender(headers.get("from"))
     date, archived = message_dates(headers, from_line, fallback_date)
     content, attachments = message_content(message)
+    # Most mail has no "next part" line: its text parts are not decoded a second time (one search
+    # of the bytes; pipermail's text archives hold their text as it reads).
+    scrubbed = scrubbed_text(message) if PIPERMAIL_MARK in data else ""
     return ParsedEmail(
         message_id=message_id,
         message_id_hash=message_id_hash(message_id),
@@ -109,4 +118,6 @@ def parse_email(data: bytes, from_line: str | None, fallback_date: datetime, max
         archived_date=archived,
         attachments=attachments,
         parts_left_out=any(isinstance(defect, PartsLeftOut) for defect in message.defects),
+        sender_comment=commented_name(headers.get("from"), name),
+        scrubbed=scrubbed,
     )

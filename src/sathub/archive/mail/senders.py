@@ -8,7 +8,8 @@ import functools
 import re
 from email.utils import parseaddr
 
-from sathub.archive.mail.headers import modern_text
+from sathub.archive.mail.charsets import decode_header
+from sathub.archive.mail.headers import modern_text, raw_text
 from sathub.archive.mail.ids import MAX_ID_LENGTH
 
 # A From header without any address (Header rules 1): `unknown@example.com`, or the letters and
@@ -35,6 +36,17 @@ def sender(from_header: str | None) -> tuple[str, str]:
         name = name or address
         address = (re.sub(r"[^a-z0-9]", "", name.lower())[:200] or "unknown") + PLACEHOLDER_DOMAIN
     return address, name or address
+
+
+def commented_name(from_header: str | None, name: str) -> str:
+    """The name a From header gives in a comment, when it is not `name` (what `sender` shows):
+    pipermail's `x at y (Brett Cannon)` and `x@y (Name)` are named by their address (Header rules
+    1), but a reader searches for the name, so the search index holds it beside them. Else ""."""
+    text = raw_text(from_header)
+    if "(" not in text:
+        return ""
+    commented = decode_header(parseaddr(text.replace(" at ", "@"))[0]).strip()
+    return "" if commented == name else commented
 
 
 def usable_address(address: str) -> bool:

@@ -1,7 +1,8 @@
 """`<web prefix>search?q=…&mlist=…&sort=…&page=N`: the search page, at HyperKitty's path and with
 its parameters (docs/archive-search.md, "The page").
 
-Without `q` it is the search form and the language's summary; with one, PAGE_SIZE results a page:
+Without `q` it is the search form and the language's summary; with one, PAGE_SIZE results a page
+under their count ("more than 10,000 results" past SATHUB_SEARCH_COUNT_LIMIT):
 subject (a link to the message page), list, sender, date and the snippet, whose markers become
 <mark> after the text is escaped. A query the language refuses is shown again with what is
 wrong (400); `mlist` of an unknown list is the 404 page, of a private one the 403 page. No
@@ -9,20 +10,23 @@ JavaScript; every value is escaped by the templates' autoescape."""
 
 from __future__ import annotations
 
+from functools import partial
 from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import Response
 
+from sathub.archive.caching import Kind, of_archive
 from sathub.archive.edge import ArchiveError
 from sathub.archive.links import PageLinks
 from sathub.archive.search.request import SearchRequest, query_text, read_request
 from sathub.archive.search.results import find
 from sathub.archive.search.snippets import END, START, snippet
+from sathub.archive.store.search import Found
 from sathub.archive.web_door import HEADERS, WebDoor, render_page
 from sathub.db.engines import Connection
-from sathub.web import in_thread
+from sathub.web import in_thread, settings_of
 
 PAGE_SIZE = 20
 
@@ -32,18 +36,23 @@ def marked(text: str) -> Markup:
     return Markup(str(escape(text)).replace(START, "<mark>").replace(END, "</mark>"))
 
 
-def _results(conn: Connection, asked: SearchRequest) -> dict:
+def _results(conn: Connection, asked: SearchRequest, count_limit: int) -> dict:
     # The list's check and the search need no common snapshot: every statement of the search
     # leaves private lists out by itself.
-    found, mailing_list = find(conn, asked)
+    found, mailing_list = find(conn, asked, count_limit)
     tree = asked.query.tree
     results = [{"row": row, "snippet": snippet(tree, row.subject, row.content)} for row in found.rows]
-    return {"count": found.count, "results": results, "mailing_list": mailing_list}
+    return {"found": found, "count": found.count, "results": results, "mailing_list": mailing_list}
 
 
 class SearchPage(WebDoor):
     async def respond(self, request: Request) -> Response:
         links = self.links(request)
+        # The whole archive's revision decides before anything is searched (caching.py).
+        within = request.query_params.get("mlist") or None
+        fresh = await in_thread(request, partial(of_archive, within=within), request, Kind.SEARCH)
+        if fresh is not None and fresh.current(request):
+            return fresh.not_modified()
         query = request.query_params
         text = query_text(query.get("q"))
         context: dict = {
@@ -63,17 +72,20 @@ class SearchPage(WebDoor):
                     raise
                 context["error"], status = error.detail, 400
             else:
-                context.update(await in_thread(request, _results, asked))
+                count_limit = settings_of(request).search_count_limit
+                context.update(await in_thread(request, _results, asked, count_limit))
                 context["sort_order"] = asked.sort
                 context["page_number"] = asked.page.offset // PAGE_SIZE + 1
-                context["pages"] = _pages(links, asked, context["count"])
-        return Response(render_page("page_search.html", **context), status_code=status, headers=HEADERS)
+                context["pages"] = _pages(links, asked, context.pop("found"))
+        headers = {**HEADERS, **fresh.headers} if fresh is not None and status == 200 else HEADERS
+        return Response(render_page("page_search.html", **context), status_code=status, headers=headers)
 
 
-def _pages(links: PageLinks, asked: SearchRequest, count: int) -> dict:
-    """The links to the previous and next pages of results (None at either end)."""
+def _pages(links: PageLinks, asked: SearchRequest, found: Found) -> dict:
+    """The links to the previous and next pages of results (None at either end), and the number of
+    the last page (None past the count limit: how many more match is not counted)."""
     number = asked.page.offset // PAGE_SIZE + 1
-    last = max(1, -(-count // PAGE_SIZE))
+    last = max(1, -(-found.count // PAGE_SIZE)) if found.count_exact else None
     text = asked.query.text
 
     def link(to: int, sort: str = asked.sort) -> str:
@@ -89,7 +101,8 @@ def _pages(links: PageLinks, asked: SearchRequest, count: int) -> dict:
     scope = urlencode([("q", text), *([("mlist", asked.mlist)] if asked.mlist else [])])
     return {
         "previous": link(number - 1) if number > 1 else None,
-        "next": link(number + 1) if number < last else None,
+        "next": link(number + 1) if found.more else None,
+        "count_exact": found.count_exact,
         "last": last,
         "sorted": {sort: link(1, sort) for sort in ("relevance", "date-desc", "date-asc")},
         # Every result, not only this page's: as a feed to follow, as an mbox to keep (archive-export.md).

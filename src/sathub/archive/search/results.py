@@ -9,10 +9,15 @@ from sathub.archive.store import search
 from sathub.db.engines import Connection, Row
 
 
-def find(conn: Connection, asked: SearchRequest) -> tuple[search.Found, Row | None]:
-    """(the page found, the list it was limited to)."""
+def find(conn: Connection, asked: SearchRequest, count_limit: int) -> tuple[search.Found, Row | None]:
+    """(the page found, its count exact up to `count_limit`; the list it was limited to)."""
     mailing_list = visible_list(conn, asked.mlist) if asked.mlist is not None else None
     found = search.search(
-        conn, asked.query.tree, list_id=mailing_list.id if mailing_list else None, sort=asked.sort, page=asked.page
+        conn,
+        asked.query.tree,
+        list_id=mailing_list.id if mailing_list else None,
+        sort=asked.sort,
+        page=asked.page,
+        count_limit=count_limit,
     )
     return found, mailing_list

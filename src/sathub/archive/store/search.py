@@ -9,7 +9,7 @@ and 0015 (and 0016: PostgreSQL's dates under a B-tree). Mail of a private list i
 whatever the query.
 
 What the doors use (the API and the page, the search feed and the mbox export of a search):
-`search(conn, tree, ...)` → Found (a page of rows, their scores, the exact count), and
+`search(conn, tree, ...)` → Found (a page of rows, their scores, the count, exact up to a limit), and
 `matching_ids(conn, tree, ...)` → the ids alone, in the asked order."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection, Row
 from sathub.archive.search.query import And, DateRange, Exact, Node, Not, Or
 from sathub.archive.store import search_fts5, search_pg
 from sathub.archive.store.emails import PARENT, children_query, email_query
-from sathub.archive.store.listing import Page
+from sathub.archive.store.listing import COUNT, Page
 from sathub.archive.tables import emails, mailing_lists
 
 SORTS = ("relevance", "date-desc", "date-asc")
@@ -35,9 +35,13 @@ RANK_WINDOW = 1_000  # relevance ranks the latest matches, this many (docs/archi
 @dataclass(frozen=True)
 class Found:
     """One page of results: rows shaped as store.emails.EMAIL_ROW + content, in order, each with its
-    score (higher is more relevant; None when sorted by date), and the exact count of all."""
+    score (higher is more relevant; None when sorted by date); the count of all, exact when
+    `count_exact`, else the count limit, which more than that many match; and whether more match
+    after this page (`more`: past the limit too)."""
 
     count: int
+    count_exact: bool
+    more: bool
     rows: Sequence[Row]
     scores: list[float | None]
 
@@ -158,20 +162,33 @@ def count(conn: Connection, tree: Node, *, list_id: int | None = None) -> int:
     return conn.execute(counting).scalar_one()
 
 
-def search(conn: Connection, tree: Node, *, list_id: int | None = None, sort: str = "relevance", page: Page) -> Found:
-    """One page of the emails `tree` finds on public lists, with their scores and the exact count.
-    By relevance, the RANK_WINDOW latest matching arrivals are ranked first, then the other
-    matches follow, latest arrival first, their score None; by date, all are ordered."""
+def search(
+    conn: Connection,
+    tree: Node,
+    *,
+    list_id: int | None = None,
+    sort: str = "relevance",
+    page: Page,
+    count_limit: int | None = None,
+) -> Found:
+    """One page of the emails `tree` finds on public lists, with their scores and the count, exact
+    up to `count_limit` (None: always). By relevance, the RANK_WINDOW latest matching arrivals are
+    ranked first, then the other matches follow, latest arrival first, their score None; by date,
+    all are ordered."""
     compiler = _compiler(conn)
     ranks = compiler.parts(tree) is not None
     ids, counting = _paged(compiler, tree, list_id, sort)
+    limit, offset = page.bound()["limit"], page.bound()["offset"]
+    # The count stops at the first match past both the limit and this page's end: enough to say
+    # "more than the limit" and whether a next page exists, without reading every match.
+    reach = max(count_limit, offset + limit) if count_limit is not None else None
     counted = None
     walk_from = compiler.backend.walk_from()
     if sort != "relevance" and walk_from is not None and ranks:
-        counted = conn.execute(counting).scalar_one()  # the index alone: how to read them by date
+        # The index alone: how to read them by date (counted far enough to tell).
+        counted = _count(conn, counting, None if reach is None else max(reach, walk_from))
         if counted >= walk_from:
             ids, _ = _paged(compiler, tree, list_id, sort, walk=True)
-    limit, offset = page.bound()["limit"], page.bound()["offset"]
     windowed = sort == "relevance" and ranks
     hits: list = []
     if offset < RANK_WINDOW or not windowed:
@@ -181,12 +198,30 @@ def search(conn: Connection, tree: Node, *, list_id: int | None = None, sort: st
         rest, _ = _paged(compiler, tree, list_id, "arrival")
         skip = RANK_WINDOW + max(0, offset - RANK_WINDOW)
         hits = [*hits, *conn.execute(rest, {"limit": limit - len(hits), "offset": skip}).all()]
-    if hits and hits[0].total is not None:
+    if hits and hits[0].total is not None:  # counted exactly on the way (PostgreSQL, a small window)
         total = hits[0].total
     else:
-        total = counted if counted is not None else conn.execute(counting).scalar_one()
+        total = counted if counted is not None else _count(conn, counting, reach)
     rows = emails_by_id(conn, [hit.id for hit in hits])
-    return Found(total, rows, [None if hit.score is None else float(hit.score) for hit in hits])
+    scores = [None if hit.score is None else float(hit.score) for hit in hits]
+    if count_limit is not None and total > count_limit:
+        return Found(count_limit, False, offset + limit < total, rows, scores)
+    return Found(total, True, offset + limit < total, rows, scores)
+
+
+def _count(conn: Connection, counting: sa.Select, reach: int | None) -> int:
+    """The number of matches, or reach + 1 when there are more than `reach` (None: every one)."""
+    if reach is None:
+        return conn.execute(counting).scalar_one()
+    return conn.execute(_bounded(counting), {"bound": reach + 1}).scalar_one()
+
+
+@lru_cache(maxsize=512)
+def _bounded(counting: sa.Select) -> sa.Select:
+    """`counting` stopped after `bound` matches: a LIMIT on the rows it counts, which both FTS5 and
+    PostgreSQL's bitmap scan honour by reading no further."""
+    rows = counting.with_only_columns(sa.literal_column("1")).limit(_BOUND).subquery("counted")
+    return sa.select(COUNT).select_from(rows)
 
 
 def _compiler(conn: Connection) -> _Compiler:
@@ -214,6 +249,7 @@ def _paged(
 
 
 _LIMIT, _OFFSET = sa.bindparam("limit", type_=sa.Integer), sa.bindparam("offset", type_=sa.Integer)
+_BOUND = sa.bindparam("bound", type_=sa.Integer)
 
 
 _BY_ID = email_query(extra=(emails.c.content,)).where(emails.c.id.in_(sa.bindparam("ids", expanding=True)))

@@ -95,6 +95,8 @@ def email_row(email_id: int, list_id: int, email: ParsedEmail, sender_id: int, p
         "sender_name": email.sender_name,
         "subject": email.subject,
         "content": email.content,
+        "sender_comment": email.sender_comment,
+        "scrubbed": email.scrubbed,
         "date": email.date,
         "archived_date": email.archived_date,
         "in_reply_to": email.in_reply_to,
