@@ -2,7 +2,7 @@
 square not asked before: its sky computed) and cached (the same request again: two revision
 reads), in-process through the app (Starlette's test client), --repeat times each.
 
-The catalog is the shipped one (18 NORAD numbers); the elements are the tests' samples
+The catalog is the shipped one (its NORAD numbers); the elements are the tests' samples
 (tests/status/orbits/samples.py) and, for the other numbers, low orbits made alike.
 
     python -m bench.status_passes --database-url sqlite:///bench/out/status_passes.db
@@ -66,9 +66,10 @@ def main() -> None:
     engine = db.create_engine(args.database_url)
     db.upgrade(engine)
     rows = list(csv.DictReader((resources.files("sathub") / "data" / "catalog.csv").open(encoding="utf-8")))
+    numbers = {int(row["norad_id"]) for row in rows if row["norad_id"]}
     with db.connect(engine, write=True) as conn:
         catalog_store.load_catalog(conn, rows)
-        elements_store.save_element_sets(conn, element_sets({int(row["norad_id"]) for row in rows if row["norad_id"]}))
+        elements_store.save_element_sets(conn, element_sets(numbers))
     now = samples.EPOCH + timedelta(hours=6)
     times.utc_now = lambda: now  # one minute all along: the cold requests differ by grid square alone
     settings = Settings(database_url=args.database_url, base_url="http://bench.test", secret_key="bench")
@@ -84,7 +85,7 @@ def main() -> None:
     engine.dispose()
     backend = db.normalize_url(args.database_url).get_backend_name()
     print(f"# /api/v2/passes, {backend}, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
-    print(f"18 satellites with elements, 24 h, {count} passes in the last answer, {args.repeat} grid squares")
+    print(f"{len(numbers)} satellites with elements, 24 h, {count} passes in the last answer, {args.repeat} grid squares")
     for what, kept in (("cold", cold), ("cached", cached)):
         print(f"{what}: median {statistics.median(kept):.2f} ms, p95 {percentile(kept, 95):.2f} ms")
 

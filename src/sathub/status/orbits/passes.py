@@ -8,9 +8,11 @@ from the place, which grows and shrinks once a revolution as the satellite runs 
 there is, once a day). A maximum and the minima beside it are about half a revolution apart. The
 elevation is sampled every 1/20 revolution (at most every LONGEST_STEP), so between a maximum and
 each neighbouring minimum lie about ten samples where it only rises, then only falls: every
-maximum shows as a sample at least as high as both its neighbours. Every such maximum is refined,
-whatever its sampled height, and a pass is a refined maximum at or above the minimum elevation,
-however briefly it gets there (a pass grazing min_elevation for a second included). Its rise lies
+maximum shows as a sample at least as high as both its neighbours. Every such maximum is refined
+unless no moment within a step of its sample can see the satellite at min_elevation (`_may_rise`:
+most of a day's maxima are on the far side of the Earth), and a pass is a refined maximum at or
+above the minimum elevation, however briefly it gets there (a pass grazing min_elevation for a
+second included). Its rise lies
 between the last sample below before the maximum and the maximum, where the elevation only rises;
 its set between the maximum and the first sample below after it. Refining divides a bracket into
 REFINE_POINTS parts per step (the maxima: the part around the highest point; the crossings: the
@@ -28,6 +30,14 @@ from sgp4.api import Satrec
 
 from sathub.status.locators import box
 from sathub.status.orbits.sky import Place, earth_fixed, look_angles
+
+# For `_may_rise`: the Earth's turn (rad/s, sidereal), its smallest radius (km, the polar one: the
+# widest reach), sgp4's WGS-72 gravitational parameter (km^3/s^2), and a margin for the ellipsoid
+# (the place's normal is within 0.2° of its geocentric direction).
+EARTH_TURN = 2 * math.pi / 86164.0905
+POLAR_RADIUS = 6356.752
+MU = 398600.8
+REACH_MARGIN = math.radians(1.0)
 
 STEPS_PER_REVOLUTION = 20
 LONGEST_STEP = 600.0  # seconds: a geostationary satellite is sampled every 10 minutes
@@ -89,10 +99,12 @@ def sky_over(sat: Satrec, place: Place, start: float, end: float, min_elevation:
     stop = end + LOOKAHEAD
     count = math.ceil((stop - start) / step_of(sat)) + 1
     times = np.linspace(start, stop, count)
-    elevation, azimuth, failed = _angles(sat, place, times)
-    if failed:
+    fixed, failures = earth_fixed(sat, times)
+    if failures.any():
         return Sky(failed=True)
-    peaks = _refined_peaks(sat, place, times, elevation)
+    elevation, azimuth = (angles[0] for angles in look_angles(fixed, place))
+    may_rise = _may_rise(sat, fixed, place, times[1] - times[0], min_elevation)
+    peaks = _refined_peaks(sat, place, times, elevation, may_rise)
     passes = _passes(sat, place, times, elevation, peaks, min_elevation, end)
     now = (float(elevation[0]), float(azimuth[0]))
     if len(passes) == 1 and passes[0].in_progress and passes[0].set > end:
@@ -112,13 +124,36 @@ def _elevations(sat: Satrec, place: Place, times: np.ndarray) -> np.ndarray:
     return _angles(sat, place, times)[0]
 
 
-def _refined_peaks(sat: Satrec, place: Place, times: np.ndarray, elevation: np.ndarray) -> np.ndarray:
-    """The times of every maximum of the elevation: each sample at least as high as its neighbours
-    (the first and last against their one neighbour), refined within the two steps around it."""
+def _may_rise(sat: Satrec, fixed: np.ndarray, place: Place, step: float, min_elevation: float) -> np.ndarray:
+    """For each sample, whether the satellite may stand at min_elevation or higher at some moment
+    within one step of it. Elevation falls with the angle at the Earth's centre between the place
+    and the satellite: at radius r it reaches min_elevation e only within acos(R cos e / r) - e of
+    the place (R the polar radius and r the apogee's: the widest). In one step that angle changes by
+    at most what the satellite sweeps at perigee plus the Earth's turn; a sample farther than that
+    from the reach cannot have a pass within a step of it."""
+    mean_motion = sat.no_kozai / 60.0  # rad/s
+    eccentricity = sat.ecco
+    apogee = (MU / mean_motion**2) ** (1 / 3) * (1 + eccentricity)
+    radius = max(apogee, float(np.linalg.norm(fixed, axis=1).max()))
+    e = math.radians(min_elevation)
+    reach = math.acos(min(1.0, POLAR_RADIUS / radius * math.cos(e))) - e
+    fastest = mean_motion * (1 + eccentricity) ** 2 / (1 - eccentricity**2) ** 1.5
+    sweep = (fastest + EARTH_TURN) * step
+    position = place.frames()[0][0]
+    cosines = fixed @ position / (np.linalg.norm(fixed, axis=1) * np.linalg.norm(position))
+    return np.arccos(np.clip(cosines, -1.0, 1.0)) <= reach + sweep + REACH_MARGIN
+
+
+def _refined_peaks(
+    sat: Satrec, place: Place, times: np.ndarray, elevation: np.ndarray, may_rise: np.ndarray
+) -> np.ndarray:
+    """The times of every maximum of the elevation that may reach min_elevation: each sample at
+    least as high as its neighbours (the first and last against their one neighbour), refined
+    within the two steps around it."""
     last = len(times) - 1
     higher_than_before = np.r_[True, elevation[1:] > elevation[:-1]]
     not_lower_after = np.r_[elevation[:-1] >= elevation[1:], True]
-    index = np.flatnonzero(higher_than_before & not_lower_after)
+    index = np.flatnonzero(higher_than_before & not_lower_after & may_rise)
     lo, hi = times[np.maximum(index - 1, 0)], times[np.minimum(index + 1, last)]
     while len(lo) and (hi - lo).max() > PRECISION:
         grid = lo[:, None] + (hi - lo)[:, None] * _FRACTIONS

@@ -9,6 +9,7 @@ the WGS-84 ellipsoid."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from sgp4.api import Satrec
@@ -33,6 +34,11 @@ class Place:
 
     def frames(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Each point's Earth-fixed position (km) and its east, north and up unit vectors, shape (m, 3)."""
+        return self._frames
+
+    @cached_property
+    def _frames(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        # Computed once per place: a pass search asks for them in every round of its refinement.
         lat, lon = np.radians(self.latitude), np.radians(self.longitude)
         sin_lat, cos_lat, sin_lon, cos_lon = np.sin(lat), np.cos(lat), np.sin(lon), np.cos(lon)
         n = _WGS84_A / np.sqrt(1 - _E2 * sin_lat**2)
@@ -76,9 +82,7 @@ def look_angles(fixed: np.ndarray, place: Place) -> tuple[np.ndarray, np.ndarray
     each point: arrays of shape (points, times)."""
     position, east, north, up = place.frames()
     offset = fixed[None, :, :] - position[:, None, :]
-    e = np.einsum("mnk,mk->mn", offset, east)
-    n = np.einsum("mnk,mk->mn", offset, north)
-    u = np.einsum("mnk,mk->mn", offset, up)
+    e, n, u = np.moveaxis(offset @ np.stack([east, north, up], axis=-1), -1, 0)  # one product, three axes
     elevation = np.degrees(np.arctan2(u, np.hypot(e, n)))
     azimuth = np.remainder(np.degrees(np.arctan2(e, n)), 360.0)
     return elevation, azimuth
