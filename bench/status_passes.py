@@ -85,7 +85,8 @@ def main() -> None:
     engine.dispose()
     backend = db.normalize_url(args.database_url).get_backend_name()
     print(f"# /api/v2/passes, {backend}, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
-    print(f"{len(numbers)} satellites with elements, 24 h, {count} passes in the last answer, {args.repeat} grid squares")
+    print(f"{len(numbers)} satellites with elements, 24 h, {count} passes in the last answer", end=", ")
+    print(f"{args.repeat} grid squares")
     for what, kept in (("cold", cold), ("cached", cached)):
         print(f"{what}: median {statistics.median(kept):.2f} ms, p95 {percentile(kept, 95):.2f} ms")
 
