@@ -142,7 +142,15 @@ def engine(migrated_engine):
 
 @pytest.fixture
 def settings(database_url):
-    return Settings(database_url=database_url, base_url="http://sathub.test", secret_key="test-secret")
+    # The costly doors' budgets are off: one test client searching a property test's 150 queries is
+    # no crawler; tests/archive/budgets/ turn them on.
+    return Settings(
+        database_url=database_url,
+        base_url="http://sathub.test",
+        secret_key="test-secret",
+        search_budget=0,
+        export_budget=0,
+    )
 
 
 @pytest.fixture

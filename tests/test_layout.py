@@ -69,6 +69,8 @@ LAYERS = {
         "store": STORE,
         # what every door stands on: the private-list check, the web door, the one search reader
         **dict.fromkeys(("access", "web_door", "search.request", "caching"), GROUND),
+        # the costly doors' per-client budgets: searches and exports spend from them
+        "budgets": GROUND,
         **dict.fromkeys(("api", "pages", "feeds", "export", "search", "ingest", "mailman"), ROOM),
         # robots.txt and the sitemaps: what crawlers may walk, and what there is to walk
         "crawlers": ROOM,

@@ -189,6 +189,11 @@ class Settings:
     # Matches a search counts exactly; beyond, its answer says "more than" this many, and the count
     # stops there instead of reading every match (docs/archive-search.md, "Counts").
     search_count_limit: int = _setting(10_000, _integer(1))
+    # Per client address (behind SATHUB_TRUSTED_PROXIES, X-Forwarded-For's), the searches (JSON,
+    # page, feed) and the exports (a list's, a search's) allowed a minute, a minute's worth at once
+    # (beyond: 429 with Retry-After; 0: no budget). Measured in docs/archive-crawlers.md, "Budgets".
+    search_budget: int = _setting(60, _integer(0))
+    export_budget: int = _setting(10, _integer(0))
     # Seconds an export's client may take none of its bytes before the export is cut and its slot
     # given back (archive/export/sending.py); one client address holds at most half the slots.
     export_write_timeout: int = _setting(30, _integer(1, 3600))

@@ -31,11 +31,15 @@ NOSNIFF = {"X-Content-Type-Options": "nosniff"}
 
 class ArchiveError(Exception):
     """An answer other than 200: a status and the text that says why (DRF's `detail`). `check`
-    names the check a Mailman call failed (403s of the archiver door)."""
+    names the check a Mailman call failed (403s of the archiver door); `headers` go on the answer
+    whichever door renders it (a 429's Retry-After)."""
 
-    def __init__(self, status: int, detail: str = NOT_FOUND, check: str | None = None):
+    def __init__(
+        self, status: int, detail: str = NOT_FOUND, check: str | None = None, headers: dict[str, str] | None = None
+    ):
         super().__init__(detail)
         self.status, self.detail, self.check = status, detail, check
+        self.headers = headers or {}
 
 
 class ArchiveEndpoint:
@@ -55,6 +59,7 @@ class ArchiveEndpoint:
             if error.status >= 500:
                 note_failure(request, error)
             response = self.render_error(request, error)
+            response.headers.update(error.headers)
             if error.status == 403:
                 response.headers.update(PRIVATE_ANSWER)
         except UNREACHABLE as exc:  # refused a connection, or lost it under a statement

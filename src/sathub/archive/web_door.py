@@ -21,6 +21,7 @@ ERROR_TITLES = {
     403: "Private list",
     404: "Not found",
     405: "Method not allowed",
+    429: "Too many requests",
     503: "Unavailable",
 }
 # The pages need no script, frame or remote resource; the CSP says so to the browser.

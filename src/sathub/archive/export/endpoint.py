@@ -35,11 +35,12 @@ from datetime import datetime
 from functools import partial
 from urllib.parse import quote
 
-from starlette.concurrency import iterate_in_threadpool
+from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
 from sathub.archive.access import HASH, visible_list_page
+from sathub.archive.budgets.spending import EXPORT, spend
 from sathub.archive.caching import Kind, Validators, of_archive, of_list
 from sathub.archive.edge import NOSNIFF, ArchiveError
 from sathub.archive.export.mbox import gzip_stream
@@ -146,6 +147,8 @@ class Export(WebDoor):
             response = Response(None, 200, headers)
             del response.headers["content-length"]
             return response
+        if filters["message"] is None:  # a single message's export is never budgeted
+            await run_in_threadpool(spend, request, EXPORT)
         query = filters.pop("query", None)
         filters.pop("mlist", None)
         settings, client = settings_of(request), client_address(request)

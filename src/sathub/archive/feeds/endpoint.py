@@ -23,6 +23,7 @@ from starlette.responses import Response
 from starlette.routing import get_route_path
 
 from sathub.archive.access import HASH, LIST_ADDRESS, MAILMAN_ID, visible_list_page
+from sathub.archive.budgets.spending import SEARCH, spend
 from sathub.archive.caching import Kind, Validators, of_archive, of_list
 from sathub.archive.edge import ArchiveError
 from sathub.archive.feeds import render
@@ -181,6 +182,8 @@ class FeedDoor(WebDoor):
             fresh = of_archive(conn, request, kind, within=request.query_params.get("mlist") or None)
         if fresh is not None and fresh.current(request):
             return fresh, None
+        if self.query:  # a search's feed searches: it spends from the search budget
+            spend(request, SEARCH)
         feed = self.content(conn, links, urls, *values)
 
         def item_links(item) -> tuple[str, str, str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from sathub.archive.api import objects, paging
 from sathub.archive.api.endpoint import Call, View
+from sathub.archive.budgets import spending
 from sathub.archive.caching import Kind
 from sathub.archive.search.request import read_request
 from sathub.archive.search.results import find
@@ -23,6 +24,7 @@ from sathub.web import settings_of
 
 def get_search(call: Call) -> dict:
     asked = read_request(call.request.query_params)
+    spending.spend(call.request, spending.SEARCH)
     with call.connect() as conn:
         found, _ = find(conn, asked, settings_of(call.request).search_count_limit)
         children = search.children(conn, [row.id for row in found.rows])

@@ -14,9 +14,11 @@ from functools import partial
 from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
+from sathub.archive.budgets.spending import SEARCH, spend
 from sathub.archive.caching import Kind, of_archive
 from sathub.archive.edge import ArchiveError
 from sathub.archive.links import PageLinks
@@ -72,6 +74,7 @@ class SearchPage(WebDoor):
                     raise
                 context["error"], status = error.detail, 400
             else:
+                await run_in_threadpool(spend, request, SEARCH)
                 count_limit = settings_of(request).search_count_limit
                 context.update(await in_thread(request, _results, asked, count_limit))
                 context["sort_order"] = asked.sort
