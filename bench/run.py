@@ -91,6 +91,8 @@ def archive_steps(backend: str, quick: bool) -> list[list[str]]:
         ["archive_pages", "--database-url", corpus, "--repeat", repeat],
         # a 304 (the revision alone) against a 200 of the largest thread and a message of it
         ["archive_conditional", "--database-url", corpus, "--repeat", "40" if quick else "200"],
+        # searches a second with the per-client budget off and spent on every search
+        ["archive_budgets", corpus, "--seconds", "3" if quick else "8"],
         ["archive_search", "--backends", backend, "--repeat", "10" if quick else "40"],
         [
             "archive_read",
