@@ -156,19 +156,35 @@ def lists_sync(database_url, rest_url, rest_user, rest_password, addresses) -> N
 
 @archive.command("reindex")
 @click.option("--list", "list_address", metavar="ADDRESS", help="Only this list's emails (default: every list's).")
+@click.option(
+    "--sources",
+    is_flag=True,
+    help="Instead of rebuilding: read once, from the kept sources, what the search reads of the mail stored "
+    "before migration 0023 (names in From comments, text pipermail inlined after 'next part'), and index "
+    "again the emails that have some. Run once after upgrading; a run stopped takes up where it stopped.",
+)
 @database_option
-def reindex_command(list_address, database_url) -> None:
+def reindex_command(list_address, sources, database_url) -> None:
     """Rebuild the search index from the stored emails (docs/archive-search.md). Not needed in
-    normal running: the index is kept in the transaction of every write."""
+    normal running: the index is kept in the transaction of every write. With --sources, read the
+    kept sources once after the upgrade to migration 0023 instead."""
     from sathub.archive.store.lists import find_list
     from sathub.archive.store.search_index import reindex
 
-    with engine_for(database_url).begin() as conn:
-        list_id = None
-        if list_address:
+    engine = engine_for(database_url)
+    list_id = None
+    if list_address:
+        with engine.connect() as conn:
             found = find_list(conn, list_address)
-            if found is None:
-                raise click.BadParameter(f"no list {list_address!r} in the archive", param_hint="--list")
-            list_id = found.id
+        if found is None:
+            raise click.BadParameter(f"no list {list_address!r} in the archive", param_hint="--list")
+        list_id = found.id
+    if sources:
+        from sathub.archive.ingest.searched_text import read_searched_text
+
+        max_parts = setting("max_message_parts")  # the import's: the same text is read as it would be
+        click.echo(read_searched_text(engine, list_id, max_parts=max_parts, progress=sys.stderr.isatty()).describe())
+        return
+    with engine.begin() as conn:
         count = reindex(conn, list_id)
     click.echo(f"Indexed {count} email(s) for search" + (f" of {list_address.lower()}." if list_address else "."))

@@ -64,9 +64,10 @@ emails = sa.Table(
     sa.Column("subject", sa.Text, nullable=False),
     sa.Column("content", sa.Text, nullable=False),
     # Searched, never shown (migration 0023): the From header's commented name when sender_name
-    # is the address, and the text pipermail inlined after "next part" (mail/message.py).
-    sa.Column("sender_comment", sa.Text, nullable=False, server_default=""),
-    sa.Column("scrubbed", sa.Text, nullable=False, server_default=""),
+    # is the address, and the text pipermail inlined after "next part" (mail/message.py). NULL:
+    # not read from the source yet (mail stored before 0023, until `archive reindex --sources`).
+    sa.Column("sender_comment", sa.Text, nullable=True),
+    sa.Column("scrubbed", sa.Text, nullable=True),
     sa.Column("date", sa.DateTime, nullable=False),
     sa.Column("archived_date", sa.DateTime, nullable=False),
     sa.Column("in_reply_to", sa.String(254), nullable=True),  # cleaned parent Message-ID
@@ -123,3 +124,13 @@ pipermail_numbers = sa.Table(
     sa.Column("number", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("message_id_hash", sa.String(32), nullable=False),
 )
+
+# The costly doors' per-client budgets (migration 0025, archive/budgets/): when each client's
+# bucket is full again, in Unix milliseconds.
+archive_budgets = sa.Table(
+    "archive_budgets",
+    metadata,
+    sa.Column("client", sa.String(128), primary_key=True),
+    sa.Column("due", sa.BigInteger, nullable=False),
+)
+sa.Index("archive_budgets_due", archive_budgets.c.due)

@@ -57,6 +57,41 @@ def fill_missing_sources(conn: Connection, list_id: int, archived: dict[str, Par
     return len(lacking)
 
 
+# -- sources read again for what the search reads of them (migration 0023) -----------------------
+
+_NOT_READ = sa.or_(emails.c.sender_comment.is_(None), emails.c.scrubbed.is_(None))
+
+
+def _not_read(list_id: int | None) -> sa.Select:
+    query = sa.select(emails.c.id).join(email_sources, email_sources.c.email_id == emails.c.id).where(_NOT_READ)
+    return query if list_id is None else query.where(emails.c.list_id == list_id)
+
+
+def count_sources_not_read(conn: Connection, list_id: int | None = None) -> int:
+    """Emails (of the list when given) with a kept source whose searched-only columns (migration
+    0023: sender_comment, scrubbed) are not read from it yet (NULL)."""
+    return conn.scalar(sa.select(sa.func.count()).select_from(_not_read(list_id).subquery())) or 0
+
+
+def sources_not_read(conn: Connection, after: int, limit: int, list_id: int | None = None) -> Sequence[Row]:
+    """The first `limit` of those emails by id after `after`: id, envelope, compression, data."""
+    query = _not_read(list_id).add_columns(email_sources.c.envelope, email_sources.c.compression, email_sources.c.data)
+    return conn.execute(query.where(emails.c.id > after).order_by(emails.c.id).limit(limit)).all()
+
+
+def write_searched_text(conn: Connection, read: list[dict]) -> None:
+    """Each email's (`email_id`) `sender_comment` and `scrubbed`, read from its source, where they
+    are still not read: what the import wrote meanwhile stays. The search triggers index again the
+    emails whose text changed (NULL to '' is no change to them)."""
+    if read:
+        statement = (
+            emails.update()
+            .where(emails.c.id == sa.bindparam("email_id"), _NOT_READ)
+            .values(sender_comment=sa.bindparam("comment"), scrubbed=sa.bindparam("text"))
+        )
+        conn.execute(statement, read)
+
+
 # -- reading sources back ------------------------------------------------------------------------
 
 # What the export and /raw need of an email: its source when kept, else the stored fields that

@@ -10,19 +10,18 @@
   without pipermail's notes of what it removed (`A non-text attachment was scrubbed...`), and the
   index reads it as the text's, after `content`.
 
-Both columns are filled here from the stored sources (mail archived before 0008 kept none, and
-stays as it was), by the import's own rules (mail/senders.py, mail/content.py): a copy of them
-here would be a second rule to keep in step. Then the emails that have either are indexed again:
-on SQLite forgotten through the old view (its values are what FTS5 holds) and added through the
-new one; on PostgreSQL by `index_emails`, whose fields read the new columns. The triggers that
-index an email again when its text changes watch them too.
+Both columns are NULL until read: this migration holds schema alone (frozen: it parses no mail),
+and the mail stored before it keeps NULL ("not read yet", apart from '', "read, nothing found")
+until `sathub archive reindex --sources` reads them from the stored sources by the import's own
+rules (mail archived before 0008 kept none, and stays as it was). The import and Mailman's
+archive call write both columns of new mail. The index reads NULL as '', so the words it holds of
+an email not read yet are the words it held before; the triggers that index an email again when
+its text changes watch the new columns too, and (both backends) only when their text changed:
+marking the many emails with nothing found as read ('' for NULL) re-indexes none of them.
 
 Revision ID: 0023
 Revises: 0022
 """
-
-import sys
-import zlib
 
 import sqlalchemy as sa
 from alembic import op
@@ -32,7 +31,7 @@ down_revision = "0022"
 branch_labels = None
 depends_on = None
 
-BATCH = 5_000  # sources read, and emails indexed, a statement
+BATCH = 5_000  # emails indexed a statement
 NEW = ("sender_comment", "scrubbed")
 _WITH_NEW = "SELECT id FROM emails WHERE sender_comment != '' OR scrubbed != ''"
 
@@ -49,8 +48,8 @@ SELECT e.id AS id, e.subject AS subject, {_BODY} AS body,
        coalesce((SELECT group_concat(a.name, ' ') FROM attachments a WHERE a.email_id = e.id), '') AS files,
        {_FACETS} AS facets
 FROM emails e JOIN mailing_lists l ON l.id = e.list_id AND l.archive_policy != 'private'"""
-SOURCE = OLD_SOURCE.replace(_BODY, "e.content || char(10) || e.scrubbed").replace(
-    _SENDER, _SENDER + " || ' ' || e.sender_comment"
+SOURCE = OLD_SOURCE.replace(_BODY, "e.content || char(10) || coalesce(e.scrubbed, '')").replace(
+    _SENDER, _SENDER + " || ' ' || coalesce(e.sender_comment, '')"
 )
 _COLUMNS = "subject, body, sender, files, facets"
 ADD = f"INSERT INTO email_search(rowid, {_COLUMNS}) SELECT id, {_COLUMNS} FROM email_search_source"
@@ -62,12 +61,25 @@ OLD_WATCHED = "subject, content, sender_name, sender_address, list_id, date"
 WATCHED = OLD_WATCHED + ", sender_comment, scrubbed"
 
 
+def _changed(watched: str, distinct: str) -> str:
+    """A watched column's text changed; NULL (not read yet) is the '' the index reads for it."""
+
+    def value(row: str, column: str) -> str:
+        return f"coalesce({row}.{column}, '')" if column in NEW else f"{row}.{column}"
+
+    return " OR ".join(f"{value('OLD', c)} {distinct} {value('NEW', c)}" for c in watched.split(", "))
+
+
 def _sqlite_triggers(watched: str) -> list[str]:
+    # 0015's triggers fire on any UPDATE naming a watched column; watching the new ones, they fire
+    # only when a text changed, so that `archive reindex --sources` marking an email read ('' for
+    # NULL) does not re-index it. Both test the same condition: they forget and add in pairs.
+    when = f"WHEN {_changed(watched, 'IS NOT')} " if watched == WATCHED else ""
     return [
         f"CREATE TRIGGER emails_search_update_forget BEFORE UPDATE OF {watched} ON emails "
-        f"BEGIN {FORGET} WHERE id = OLD.id; END",
+        f"{when}BEGIN {FORGET} WHERE id = OLD.id; END",
         f"CREATE TRIGGER emails_search_update_add AFTER UPDATE OF {watched} ON emails "
-        f"BEGIN {ADD} WHERE id = NEW.id; END",
+        f"{when}BEGIN {ADD} WHERE id = NEW.id; END",
     ]
 
 
@@ -95,22 +107,23 @@ OLD_INDEX_EMAILS = f"""CREATE OR REPLACE FUNCTION index_emails(ids integer[]) RE
     END IF;
     END $$"""
 INDEX_EMAILS = OLD_INDEX_EMAILS.replace(
-    _PG_BODY, "search_field(left(e.content || E'\\n' || e.scrubbed, 250000), 'B')"
-).replace(_PG_SENDER, "search_field(e.sender_name || ' ' || e.sender_address || ' ' || e.sender_comment, 'C')")
+    _PG_BODY, "search_field(left(e.content || E'\\n' || coalesce(e.scrubbed, ''), 250000), 'B')"
+).replace(
+    _PG_SENDER,
+    "search_field(e.sender_name || ' ' || e.sender_address || ' ' || coalesce(e.sender_comment, ''), 'C')",
+)
 
 
 def _pg_trigger(watched: str) -> str:
-    changed = " OR ".join(f"OLD.{column} IS DISTINCT FROM NEW.{column}" for column in watched.split(", "))
     return (
         f"CREATE TRIGGER emails_search_update AFTER UPDATE OF {watched} ON emails "
-        f"FOR EACH ROW WHEN ({changed}) EXECUTE FUNCTION emails_search_updated()"
+        f"FOR EACH ROW WHEN ({_changed(watched, 'IS DISTINCT FROM')}) EXECUTE FUNCTION emails_search_updated()"
     )
 
 
 def upgrade() -> None:
     for column in NEW:
-        op.add_column("emails", sa.Column(column, sa.Text, nullable=False, server_default=""))
-    _fill_from_sources()
+        op.add_column("emails", sa.Column(column, sa.Text, nullable=True))
     if op.get_bind().dialect.name == "sqlite":
         _sqlite_index(SOURCE, WATCHED)
     else:
@@ -130,8 +143,8 @@ def downgrade() -> None:
 
 def _sqlite_index(source: str, watched: str) -> None:
     """The view `source` and the update triggers watching `watched`, and the emails with a commented
-    name or scrubbed text indexed again: forgotten through the view in place (whose values FTS5
-    holds), added through the new one."""
+    name or scrubbed text indexed again (none on the upgrade, whose columns are not read yet):
+    forgotten through the view in place (whose values FTS5 holds), added through the new one."""
     op.execute(f"{FORGET} WHERE id IN ({_WITH_NEW})")
     for name in ("emails_search_update_forget", "emails_search_update_add"):
         op.execute(f"DROP TRIGGER {name}")
@@ -144,7 +157,7 @@ def _sqlite_index(source: str, watched: str) -> None:
 
 def _pg_index(index_emails: str, watched: str) -> None:
     """`index_emails` and the update trigger watching `watched`, and the emails with a commented
-    name or scrubbed text indexed again."""
+    name or scrubbed text indexed again (none on the upgrade, whose columns are not read yet)."""
     op.execute(index_emails)
     op.execute("DROP TRIGGER emails_search_update ON emails")
     op.execute(_pg_trigger(watched))
@@ -152,39 +165,3 @@ def _pg_index(index_emails: str, watched: str) -> None:
     ids = list(conn.execute(sa.text(_WITH_NEW + " ORDER BY id")).scalars())
     for first in range(0, len(ids), BATCH):
         conn.execute(sa.text("SELECT index_emails(:ids)"), {"ids": ids[first : first + BATCH]})
-
-
-def _fill_from_sources() -> None:
-    """Each stored source read again for its commented name and scrubbed text, BATCH at a time,
-    with a progress line on stderr when the archive is big."""
-    from sathub.archive.mail.content import scrubbed_text
-    from sathub.archive.mail.message import PIPERMAIL_MARK, first_headers, parse_message
-    from sathub.archive.mail.senders import commented_name, sender
-
-    conn = op.get_bind()
-    last = conn.execute(sa.text("SELECT max(email_id) FROM email_sources")).scalar() or 0
-    shown = last > 10 * BATCH
-    update = sa.text("UPDATE emails SET sender_comment = :comment, scrubbed = :scrubbed WHERE id = :id")
-    read = sa.text(
-        "SELECT email_id, compression, data FROM email_sources WHERE email_id > :first AND email_id <= :last"
-    )
-    for first in range(0, last, BATCH):
-        found = []
-        for email_id, compression, data in conn.execute(read, {"first": first, "last": first + BATCH}):
-            if compression != "zlib":
-                raise ValueError(f"unknown compression {compression!r} of email {email_id}")
-            source = zlib.decompress(data)
-            message = parse_message(source)
-            header = first_headers(message).get("from")
-            comment = commented_name(header, sender(header)[1])
-            scrubbed = scrubbed_text(message) if PIPERMAIL_MARK in source else ""
-            if comment or scrubbed:
-                found.append({"id": email_id, "comment": comment, "scrubbed": scrubbed})
-        if found:
-            conn.execute(update, found)
-        if shown:
-            done = min(first + BATCH, last)
-            sys.stderr.write(f"\rmigration 0023: reading sources: {done * 100 // last:3d} % ({done}/{last})")
-            sys.stderr.flush()
-    if shown:
-        sys.stderr.write("\n")
