@@ -214,10 +214,13 @@ class Deliveries:
 
     async def _stop(self) -> None:
         self.wakeups.stop()
+        held = bool(self.hooks)
         for hook in self.hooks.values():
             hook.stop()
         self.hooks.clear()
         self.pool.shutdown(wait=False, cancel_futures=True)
+        if not held:  # no lease to give back: a process without hooks needs no database to stop
+            return
         try:
             await asyncio.to_thread(self._release)
         except Exception as exc:  # the leases lapse instead
