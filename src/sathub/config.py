@@ -189,6 +189,10 @@ class Settings:
     # Matches a search counts exactly; beyond, its answer says "more than" this many, and the count
     # stops there instead of reading every match (docs/archive-search.md, "Counts").
     search_count_limit: int = _setting(10_000, _integer(1))
+    # Milliseconds a search's statements may take (JSON API and page) before the database stops
+    # them and the search answers 400 (0: no deadline): about three times the slowest query of the
+    # search mix at 1,000,000 messages (docs/archive-search.md, "Deadline").
+    search_timeout_ms: int = _setting(2000, _integer(0))
     # Per client address (behind SATHUB_TRUSTED_PROXIES, X-Forwarded-For's), the searches (JSON,
     # page, feed) and the exports (a list's, a search's) allowed a minute, a minute's worth at once
     # (beyond: 429 with Retry-After; 0: no budget). Measured in docs/archive-crawlers.md, "Budgets".

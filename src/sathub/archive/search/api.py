@@ -26,7 +26,8 @@ def get_search(call: Call) -> dict:
     asked = read_request(call.request.query_params)
     spending.spend(call.request, spending.SEARCH)
     with call.connect() as conn:
-        found, _ = find(conn, asked, settings_of(call.request).search_count_limit)
+        settings = settings_of(call.request)
+        found, _ = find(conn, asked, settings.search_count_limit, settings.search_timeout_ms)
         children = search.children(conn, [row.id for row in found.rows])
     results = objects.emails(found.rows, children, call.links)
     for result, row, score in zip(results, found.rows, found.scores, strict=True):

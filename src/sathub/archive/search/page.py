@@ -38,10 +38,10 @@ def marked(text: str) -> Markup:
     return Markup(str(escape(text)).replace(START, "<mark>").replace(END, "</mark>"))
 
 
-def _results(conn: Connection, asked: SearchRequest, count_limit: int) -> dict:
+def _results(conn: Connection, asked: SearchRequest, count_limit: int, deadline_ms: int) -> dict:
     # The list's check and the search need no common snapshot: every statement of the search
     # leaves private lists out by itself.
-    found, mailing_list = find(conn, asked, count_limit)
+    found, mailing_list = find(conn, asked, count_limit, deadline_ms)
     tree = asked.query.tree
     results = [{"row": row, "snippet": snippet(tree, row.subject, row.content)} for row in found.rows]
     return {"found": found, "count": found.count, "results": results, "mailing_list": mailing_list}
@@ -69,14 +69,15 @@ class SearchPage(WebDoor):
         if text:
             try:
                 asked = read_request(query, page_size=PAGE_SIZE)
-            except ArchiveError as error:
+                await run_in_threadpool(spend, request, SEARCH)
+                settings = settings_of(request)
+                limits = settings.search_count_limit, settings.search_timeout_ms
+                context.update(await in_thread(request, _results, asked, *limits))
+            except ArchiveError as error:  # a query refused, or stopped at its deadline
                 if error.status != 400:
                     raise
                 context["error"], status = error.detail, 400
             else:
-                await run_in_threadpool(spend, request, SEARCH)
-                count_limit = settings_of(request).search_count_limit
-                context.update(await in_thread(request, _results, asked, count_limit))
                 context["sort_order"] = asked.sort
                 context["page_number"] = asked.page.offset // PAGE_SIZE + 1
                 context["pages"] = _pages(links, asked, context.pop("found"))

@@ -26,6 +26,7 @@ from sathub.archive.search.query import And, DateRange, Exact, Node, Not, Or
 from sathub.archive.store import search_fts5, search_pg
 from sathub.archive.store.emails import PARENT, children_query, email_query
 from sathub.archive.store.listing import COUNT, Page
+from sathub.archive.store.search_deadline import deadline
 from sathub.archive.tables import emails, mailing_lists
 
 SORTS = ("relevance", "date-desc", "date-asc")
@@ -170,11 +171,18 @@ def search(
     sort: str = "relevance",
     page: Page,
     count_limit: int | None = None,
+    deadline_ms: int | None = None,
 ) -> Found:
     """One page of the emails `tree` finds on public lists, with their scores and the count, exact
     up to `count_limit` (None: always). By relevance, the RANK_WINDOW latest matching arrivals are
     ranked first, then the other matches follow, latest arrival first, their score None; by date,
-    all are ordered."""
+    all are ordered. Its statements stop after `deadline_ms` (None: never) with
+    search_deadline.SearchTooCostly."""
+    with deadline(conn, deadline_ms):
+        return _search(conn, tree, list_id, sort, page, count_limit)
+
+
+def _search(conn: Connection, tree: Node, list_id: int | None, sort: str, page: Page, count_limit: int | None) -> Found:
     compiler = _compiler(conn)
     ranks = compiler.parts(tree) is not None
     ids, counting = _paged(compiler, tree, list_id, sort)
