@@ -54,6 +54,7 @@ DOCUMENTED_DEFAULTS = {
     "webhooks_allow_private": 0,
     "webhook_timeout": 10,
     "webhook_retry_hours": 24,
+    "webhook_delivery": 1,
     "robots_txt": "",
 }
 FIELDS = {field.name: field for field in dataclasses.fields(Settings)}

@@ -173,6 +173,9 @@ class Settings:
     webhooks_allow_private: int = _setting(0, ("1 (allowed) or 0 (refused)", (0, 1).__contains__))
     webhook_timeout: int = _setting(10, _integer(1, 60))
     webhook_retry_hours: int = _setting(24, _integer(1, 24 * 7))
+    # 1: this process delivers webhooks (one process at a time per hook, whichever takes its lease);
+    # 0: it does not, e.g. processes kept for reads while others deliver.
+    webhook_delivery: int = _setting(1, ("1 (delivers) or 0 (does not)", (0, 1).__contains__))
     # Mailman's archiver (the `hyperkitty` plugin): the key it sends as `Authorization: Token <key>`
     # (empty: the archiver endpoints refuse every call), the source addresses and CIDR ranges it
     # may call from (comma-separated), and the largest POST body taken (a message with its parts).

@@ -232,13 +232,30 @@ def test_the_serving_app_delivers_and_refuses_a_private_address_by_default(engin
     seed_catalog(engine)
     with receiving() as allowed, receiving() as refused:
         add_hook(engine, allowed.url)
-        with TestClient(create_app(replace(settings, webhooks_allow_private=1), engine=engine)):
+        with TestClient(create_app(replace(settings, webhooks_allow_private=1, webhook_delivery=1), engine=engine)):
             store_report(engine, "AO-91", hours_ago(1))
             assert report_bodies(allowed.wait_for(1))[0]["report"]["callsign"] == "W1AW"
         refused_id = add_hook(engine, refused.url.replace("127.0.0.1", "localhost"))
-        with TestClient(create_app(settings, engine=engine)):
+        with TestClient(create_app(replace(settings, webhook_delivery=1), engine=engine)):
             store_report(engine, "AO-91", hours_ago(2))
             wait_until(lambda: attempts_of(engine, refused_id) != [])
         # registered with a name: refused at connect time, once it resolved to 127.0.0.1
         assert attempts_of(engine, refused_id)[0].error.startswith("refused: localhost resolves to ")
         assert refused.received == [] and hook_of(engine, refused_id).failures == 1
+
+
+def test_a_process_told_not_to_deliver_sends_nothing(engine, settings):
+    """SATHUB_WEBHOOK_DELIVERY=0: the serving app takes no lease and posts nothing (the test above
+    shows the same hook served within a fraction of a second when it does deliver)."""
+    from starlette.testclient import TestClient
+
+    from sathub.app import create_app
+
+    seed_catalog(engine)
+    with receiving() as receiver:
+        add_hook(engine, receiver.url)
+        quiet = replace(settings, webhooks_allow_private=1, webhook_delivery=0)
+        with TestClient(create_app(quiet, engine=engine)):
+            store_report(engine, "AO-91", hours_ago(1))
+            time.sleep(1.5)
+        assert receiver.received == []

@@ -374,7 +374,11 @@ class HookDelivery:
 
 @asynccontextmanager
 async def webhook_delivery(app: Starlette) -> AsyncIterator[None]:
-    """The app's lifespan: this process delivers webhooks while it serves."""
+    """The app's lifespan: this process delivers webhooks while it serves (unless
+    SATHUB_WEBHOOK_DELIVERY=0)."""
+    if not app.state.settings.webhook_delivery:
+        yield
+        return
     deliveries = Deliveries(app.state.engine, app.state.answers.probe, Policy.of(app.state.settings))
     task = asyncio.create_task(deliveries.run(), name="sathub-webhooks")
     try:
