@@ -93,6 +93,8 @@ def archive_steps(backend: str, quick: bool) -> list[list[str]]:
         ["archive_conditional", "--database-url", corpus, "--repeat", "40" if quick else "200"],
         # searches a second with the per-client budget off and spent on every search
         ["archive_budgets", corpus, "--seconds", "3" if quick else "8"],
+        # a 64-connection crawler beside a reader, then behind nginx, beside public-inbox when set up
+        ["archive_crawler", "--database-url", corpus, "--seconds", "3" if quick else "20"],
         ["archive_search", "--backends", backend, "--repeat", "10" if quick else "40"],
         [
             "archive_read",
