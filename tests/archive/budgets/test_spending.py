@@ -22,6 +22,12 @@ DEV = "dev@example.org"
 SEARCH = "/archive/api/search/?q=welcome"
 
 
+def waits(response, seconds: int) -> bool:
+    """Retry-After is the time to the next token: `seconds` after the spend that emptied the bucket,
+    less the second or two a loaded machine may take between that spend and this refusal."""
+    return seconds - 2 <= int(response.headers["retry-after"]) <= seconds
+
+
 @pytest.fixture
 def budgeted(engine, database_url):
     """A client of an app allowing 3 searches and 2 exports a minute, on the hand-built archive."""
@@ -39,7 +45,7 @@ def test_json_searches_beyond_the_budget_are_429_in_the_read_apis_shape(budgeted
     assert statuses(budgeted, SEARCH, 3) == [200, 200, 200]
     refused = budgeted.get(SEARCH)
     assert refused.status_code == 429
-    assert refused.headers["retry-after"] == "20"  # 3 a minute: a token every 20 s
+    assert waits(refused, 20)  # 3 a minute: a token every 20 s
     assert refused.headers["content-type"] == "application/json"
     assert refused.json() == {"detail": "Too many searches from your address (3 a minute): try again in 20 seconds."}
 
@@ -49,11 +55,11 @@ def test_the_page_feed_and_api_share_the_search_budget_and_the_page_says_when_to
     assert budgeted.get("/archive/search/feed/atom/?q=welcome").status_code == 200
     assert budgeted.get(SEARCH).status_code == 200
     page = budgeted.get("/archive/search?q=welcome")
-    assert page.status_code == 429 and page.headers["retry-after"] == "20"
+    assert page.status_code == 429 and waits(page, 20)
     assert page.headers["content-type"].startswith("text/html")
     assert "try again in 20 seconds" in page.text and "Too many requests" in page.text
     feed = budgeted.get("/archive/search/feed/atom/?q=welcome")
-    assert feed.status_code == 429 and feed.headers["retry-after"] == "20"
+    assert feed.status_code == 429 and waits(feed, 20)
 
 
 def test_exports_spend_their_own_budget_and_a_single_message_none(budgeted):
@@ -63,7 +69,7 @@ def test_exports_spend_their_own_budget_and_a_single_message_none(budgeted):
         200,
     ]
     refused = budgeted.get(export)
-    assert refused.status_code == 429 and refused.headers["retry-after"] == "30"
+    assert refused.status_code == 429 and waits(refused, 30)
     assert budgeted.get("/archive/search/export/s.mbox.gz?q=welcome").status_code == 429
     assert statuses(budgeted, f"{export}?message={MAIL['A'].hash}", 4) == [200] * 4
     assert budgeted.get(SEARCH).status_code == 200  # the search budget is untouched

@@ -323,3 +323,38 @@ def test_the_search_feed_refuses_what_the_language_refuses(client, archive):
         assert says in answer.text.replace("&#39;", "'"), query
     assert client.get("/archive/search/feed/atom/", params={"q": "x", "limit": "500"}).status_code == 400
     assert client.get("/archive/search/feed/atom/", params={"q": "x", "mlist": "nobody@example.org"}).status_code == 404
+
+
+def test_a_search_feed_holds_one_pooled_connection_at_a_time(engine, settings):
+    """The budget's spend takes a connection of its own, so the feed gives its first one back
+    before: a burst of search feeds each holding one while waiting for a second would empty the
+    pool for good (each waits for the others' connections)."""
+    from dataclasses import replace
+
+    import sqlalchemy as sa
+    from starlette.testclient import TestClient
+
+    from sathub.app import create_app
+    from tests.archive.api_fixtures import seed_archive
+
+    seed_archive(engine)
+    held, most = 0, []
+
+    def checkout(*_):
+        nonlocal held
+        held += 1
+        most.append(held)
+
+    def checkin(*_):
+        nonlocal held
+        held -= 1
+
+    with TestClient(create_app(replace(settings, search_budget=5), engine=engine)) as client:
+        sa.event.listen(engine, "checkout", checkout)
+        sa.event.listen(engine, "checkin", checkin)
+        try:
+            assert client.get("/archive/search/feed/atom/?q=welcome").status_code == 200
+        finally:
+            sa.event.remove(engine, "checkout", checkout)
+            sa.event.remove(engine, "checkin", checkin)
+    assert len(most) == 3 and max(most) == 1  # the revision, the spend, the search: one after another

@@ -12,6 +12,7 @@ from starlette.testclient import TestClient
 
 from sathub.app import create_app
 from tests.archive.api_fixtures import BASE, FORBIDDEN, MAIL, seed_archive, seed_big_list
+from tests.archive.search.trips import counted_trips
 
 PREFIXES = ("/archive/api/", "/archives/api/", "/hyperkitty/api/")
 
@@ -198,3 +199,23 @@ def test_a_count_up_to_the_limit_is_exact(engine, settings):
         assert [search(capped, q).json()["count"] for q in ("s:single", "s:big")] == [22, 22]
         assert [search(capped, q).json()["count_exact"] for q in ("s:single", "s:big")] == [True, False]
         assert search(capped, "s:single", limit=30).json()["next"] is None
+
+
+def test_every_answer_is_one_worker_thread_trip(engine, settings, monkeypatch):
+    """Revision, budget, search and JSON in one trip, whatever the outcome; a 304 and a refused
+    query spend nothing (two searches a minute: the third that runs is the 429)."""
+    seed_archive(engine)
+    with TestClient(create_app(replace(settings, search_budget=2), engine=engine), base_url=BASE) as client:
+        trips = counted_trips(monkeypatch)
+        found = search(client, "welcome")
+        answers = [(found.status_code, len(trips))]
+        for query, headers in [
+            ("welcome", {"If-None-Match": found.headers["etag"]}),
+            ("(unclosed", {}),
+            ("welcome OR hello", {}),
+            ("welcome", {}),
+        ]:
+            trips.clear()
+            answer = client.get(f"/archive/api/search/?q={quote(query)}", headers=headers)
+            answers.append((answer.status_code, len(trips)))
+    assert answers == [(200, 1), (304, 1), (400, 1), (200, 1), (429, 1)]

@@ -9,11 +9,13 @@ from dataclasses import replace
 from urllib.parse import quote
 
 import pytest
+import sqlalchemy as sa
 from starlette.testclient import TestClient
 
 from sathub.app import create_app
 from tests.archive.api_fixtures import MAIL, seed_archive, seed_big_list
 from tests.archive.messages import raw_message
+from tests.archive.search.trips import counted_trips, on_event_loop
 from tests.live_server import app_in_thread
 
 DEV = "dev@example.org"
@@ -149,3 +151,61 @@ def test_past_the_count_limit_the_page_says_more_than_and_pages_on(engine, setti
         assert ['rel="next"' in page for page in pages] == [True, True, False]
         single = client.get("/archive/search?q=s:single").text
         assert "22 results." in single and "More than" not in single
+
+
+def test_every_answer_is_one_worker_thread_trip_rendered_off_the_event_loop(engine, settings, monkeypatch):
+    """Revision, budget, search and template in one trip; a 304 and a refused query spend nothing
+    (two searches a minute: the third that runs is the 429)."""
+    from sathub.archive.search import page as search_page
+
+    seed_archive(engine)
+    rendered_on_loop, render = [], search_page.render_page
+
+    def recorded(*args, **kwargs):
+        rendered_on_loop.append(on_event_loop())
+        return render(*args, **kwargs)
+
+    monkeypatch.setattr(search_page, "render_page", recorded)
+    with TestClient(create_app(replace(settings, search_budget=2), engine=engine)) as client:
+        trips = counted_trips(monkeypatch)
+        path = "/archive/search?q=welcome"
+        found = client.get(path)
+        asked = [
+            (path, {"If-None-Match": found.headers["etag"]}, 304),
+            ("/archive/search?q=" + quote("(unclosed"), {}, 400),
+            ("/archive/search", {}, 200),  # the form: nothing searched
+            ("/archive/search?q=welcome&mlist=" + DEV, {}, 200),
+            (path, {}, 429),
+        ]
+        answers = [(found.status_code, len(trips))]
+        for url, headers, _ in asked:
+            trips.clear()
+            answers.append((client.get(url, headers=headers).status_code, len(trips)))
+    assert answers == [(status, 1) for status in (200, *(status for *_, status in asked))]
+    assert rendered_on_loop == [False] * 4  # the 200s and the 400 (a 304 renders nothing, a 429 the error page)
+
+
+def test_a_search_holds_one_pooled_connection_at_a_time(engine, settings):
+    """The budget's spend takes a connection of its own: threads each holding one while waiting for
+    a second would starve the pool under a crawler."""
+    seed_archive(engine)
+    held, most = 0, []
+
+    def checkout(*_):
+        nonlocal held
+        held += 1
+        most.append(held)
+
+    def checkin(*_):
+        nonlocal held
+        held -= 1
+
+    with TestClient(create_app(replace(settings, search_budget=5), engine=engine)) as client:
+        sa.event.listen(engine, "checkout", checkout)
+        sa.event.listen(engine, "checkin", checkin)
+        try:
+            assert client.get("/archive/search?q=welcome").status_code == 200
+        finally:
+            sa.event.remove(engine, "checkout", checkout)
+            sa.event.remove(engine, "checkin", checkin)
+    assert len(most) == 3 and max(most) == 1  # the revision, the spend, the search: one after another

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from datetime import datetime
 from urllib.parse import urlencode
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import get_route_path
@@ -34,8 +35,8 @@ from sathub.archive.search.request import read_query
 from sathub.archive.store import emails, search, threads
 from sathub.archive.store import feeds as feed_store
 from sathub.archive.web_door import WebDoor
-from sathub.db.engines import Connection
-from sathub.web import in_thread, site_url
+from sathub.db.engines import Connection, connect
+from sathub.web import engine_of, site_url
 
 DEFAULT_ITEMS, MAX_ITEMS = 30, 200
 LIMIT_ERROR = f"limit must be a whole number from 1 to {MAX_ITEMS}."
@@ -164,26 +165,39 @@ class FeedDoor(WebDoor):
             self_url += ("&" if asked else "?") + f"limit={limit}"
         values = [request.path_params[p] for p in self.params]
         values += [request.query_params.get(key, "") for key in self.query]
-        fresh, body = await in_thread(request, self._render, request, links, (self_url, feed_id), *values, limit)
+        fresh, body = await run_in_threadpool(self._answer, request, links, (self_url, feed_id), *values, limit)
         headers = {"X-Content-Type-Options": "nosniff", **(fresh.headers if fresh else {})}
         if body is None:
             return Response(status_code=304, headers=headers)
         return Response(body, headers={"Content-Type": TYPES[self.form], **headers})
 
-    def _render(
-        self, conn: Connection, request: Request, links: PageLinks, urls: tuple[str, str], *values
+    def _answer(
+        self, request: Request, links: PageLinks, urls: tuple[str, str], *values
     ) -> tuple[Validators | None, bytes | None]:
-        """The feed's validators, then its bytes (none when the client's copy is current)."""
+        """The feed's validators, then its bytes (none when the client's copy is current), in one
+        worker-thread trip holding one pooled connection at a time: a search's feed spends from the
+        search budget on a connection of its own between the two, since a request holding two would
+        wait for the pool while holding one, and a burst of them would empty it for good."""
+        engine = engine_of(request)
+        with connect(engine) as conn:
+            fresh = self._validators(conn, request, values)
+            if fresh is not None and fresh.current(request):
+                return fresh, None
+            if not self.query:
+                return fresh, self._render(conn, links, urls, *values)
+        spend(request, SEARCH)
+        with connect(engine) as conn:
+            return fresh, self._render(conn, links, urls, *values)
+
+    def _validators(self, conn: Connection, request: Request, values) -> Validators | None:
         kind = Kind.SEARCH if self.query else Kind.LISTING
         # A list's and a thread's feeds take the list's address first; the others span lists.
         if "address" in self.params:
-            fresh = of_list(conn, request, kind, values[0])
-        else:  # a search's feed narrowed to a list (`mlist`) that no one may read answers its error
-            fresh = of_archive(conn, request, kind, within=request.query_params.get("mlist") or None)
-        if fresh is not None and fresh.current(request):
-            return fresh, None
-        if self.query:  # a search's feed searches: it spends from the search budget
-            spend(request, SEARCH)
+            return of_list(conn, request, kind, values[0])
+        # a search's feed narrowed to a list (`mlist`) that no one may read answers its error
+        return of_archive(conn, request, kind, within=request.query_params.get("mlist") or None)
+
+    def _render(self, conn: Connection, links: PageLinks, urls: tuple[str, str], *values) -> bytes:
         feed = self.content(conn, links, urls, *values)
 
         def item_links(item) -> tuple[str, str, str]:
@@ -193,7 +207,7 @@ class FeedDoor(WebDoor):
                 links.thread(item.list_name, item.thread_hash),
             )
 
-        return fresh, RENDER[self.form](feed, item_links).encode()
+        return RENDER[self.form](feed, item_links).encode()
 
 
 def feeds(web_prefix: str) -> dict[str, FeedDoor]:

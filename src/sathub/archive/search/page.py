@@ -10,7 +10,6 @@ JavaScript; every value is escaped by the templates' autoescape."""
 
 from __future__ import annotations
 
-from functools import partial
 from urllib.parse import urlencode
 
 from markupsafe import Markup, escape
@@ -27,8 +26,8 @@ from sathub.archive.search.results import find
 from sathub.archive.search.snippets import END, START, snippet
 from sathub.archive.store.search import Found
 from sathub.archive.web_door import HEADERS, WebDoor, render_page
-from sathub.db.engines import Connection
-from sathub.web import in_thread, settings_of
+from sathub.db.engines import Connection, connect
+from sathub.web import engine_of, settings_of
 
 PAGE_SIZE = 20
 
@@ -49,40 +48,53 @@ def _results(conn: Connection, asked: SearchRequest, count_limit: int, deadline_
 
 class SearchPage(WebDoor):
     async def respond(self, request: Request) -> Response:
-        links = self.links(request)
-        # The whole archive's revision decides before anything is searched (caching.py).
-        within = request.query_params.get("mlist") or None
-        fresh = await in_thread(request, partial(of_archive, within=within), request, Kind.SEARCH)
-        if fresh is not None and fresh.current(request):
-            return fresh.not_modified()
-        query = request.query_params
-        text = query_text(query.get("q"))
-        context: dict = {
-            "links": links,
-            "search_text": text,
-            "marked": marked,
-            "error": None,
-            "count": None,
-            "page_size": PAGE_SIZE,
-        }
-        status = 200
-        if text:
-            try:
-                asked = read_request(query, page_size=PAGE_SIZE)
-                await run_in_threadpool(spend, request, SEARCH)
-                settings = settings_of(request)
-                limits = settings.search_count_limit, settings.search_timeout_ms
-                context.update(await in_thread(request, _results, asked, *limits))
-            except ArchiveError as error:  # a query refused, or stopped at its deadline
-                if error.status != 400:
-                    raise
-                context["error"], status = error.detail, 400
-            else:
-                context["sort_order"] = asked.sort
-                context["page_number"] = asked.page.offset // PAGE_SIZE + 1
-                context["pages"] = _pages(links, asked, context.pop("found"))
-        headers = {**HEADERS, **fresh.headers} if fresh is not None and status == 200 else HEADERS
-        return Response(render_page("page_search.html", **context), status_code=status, headers=headers)
+        # One worker-thread trip for the whole answer, rendering included: under a 64-connection
+        # crawler every trip waits in the one thread-pool queue, and the three trips this door
+        # made (revision, budget, search) with the template rendered on the event loop made a
+        # search wait about three times as long as a page (bench/README.md, "Search in one trip").
+        return await run_in_threadpool(_answer, request, self.links(request))
+
+
+def _answer(request: Request, links: PageLinks) -> Response:
+    # One pooled connection at a time: the budget's spend takes its own, and threads holding one
+    # while waiting for another starve the pool under a crawler (measured: 30 "no free database
+    # connection" 503s in bench/archive_crawler's first 10 s, every pooled connection held by a
+    # search waiting for a second one).
+    engine = engine_of(request)
+    # The whole archive's revision decides before anything is searched (caching.py).
+    within = request.query_params.get("mlist") or None
+    with connect(engine) as conn:
+        fresh = of_archive(conn, request, Kind.SEARCH, within=within)
+    if fresh is not None and fresh.current(request):
+        return fresh.not_modified()
+    query = request.query_params
+    text = query_text(query.get("q"))
+    context: dict = {
+        "links": links,
+        "search_text": text,
+        "marked": marked,
+        "error": None,
+        "count": None,
+        "page_size": PAGE_SIZE,
+    }
+    status = 200
+    if text:
+        try:
+            asked = read_request(query, page_size=PAGE_SIZE)
+            spend(request, SEARCH)  # only a query the language accepts spends
+            settings = settings_of(request)
+            with connect(engine) as conn:
+                context.update(_results(conn, asked, settings.search_count_limit, settings.search_timeout_ms))
+        except ArchiveError as error:  # a query refused, or stopped at its deadline
+            if error.status != 400:
+                raise
+            context["error"], status = error.detail, 400
+        else:
+            context["sort_order"] = asked.sort
+            context["page_number"] = asked.page.offset // PAGE_SIZE + 1
+            context["pages"] = _pages(links, asked, context.pop("found"))
+    headers = {**HEADERS, **fresh.headers} if fresh is not None and status == 200 else HEADERS
+    return Response(render_page("page_search.html", **context), status_code=status, headers=headers)
 
 
 def _pages(links: PageLinks, asked: SearchRequest, found: Found) -> dict:
