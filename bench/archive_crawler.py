@@ -52,6 +52,7 @@ from bench.archive_search_peers import inbox, installed, pi_env, setup_file
 from bench.common import OUT, Server, free_port, group_cpu_seconds, label, percentile, write_out
 from bench.corpus import BIG_LIST, corpus_engine
 from sathub.archive.tables import PRIVATE, emails, mailing_lists, threads
+from sathub.config import Settings
 from tests.archive.test_nginx_cache import CONFIG, nginx_binary
 
 SEED = 37
@@ -282,7 +283,13 @@ def main() -> None:
     # Each of the reader's searches from an address of its own (RFC 2544's benchmark range).
     addresses = (f"198.{18 + n // 65536 % 2}.{n // 256 % 256}.{n % 256}" for n in itertools.count())
     rows = []
-    env = {"SATHUB_TRUSTED_PROXIES": "127.0.0.1"}
+    # The budgets at their defaults: the crawler is what they are for (Server.sathub turns them off).
+    defaults = Settings()
+    env = {
+        "SATHUB_TRUSTED_PROXIES": "127.0.0.1",
+        "SATHUB_SEARCH_BUDGET": str(defaults.search_budget),
+        "SATHUB_EXPORT_BUDGET": str(defaults.export_budget),
+    }
     with Server.sathub(args.database_url, workers=1, log="archive_crawler", env=env) as sathub:
         rows.append(phase("sathub, idle", sathub.port, urls["reader"], None, args, [sathub.pid], addresses))
         rows.append(

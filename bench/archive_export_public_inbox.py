@@ -49,7 +49,9 @@ def main() -> None:
     folder = OUT / "public-inbox"
     env = {**os.environ, "PI_CONFIG": str(folder / "config")}
     engine = corpus_engine(args.database_url)
-    settings = Settings(database_url=args.database_url, base_url="http://bench.test", secret_key="bench")
+    settings = Settings(
+        database_url=args.database_url, base_url="http://bench.test", secret_key="bench", export_budget=0
+    )
     with TestClient(create_app(settings, engine=engine), base_url="http://bench.test") as client:
         body = client.get(f"/archive/list/{LIST}/export/python-committers.mbox.gz").content
     engine.dispose()

@@ -177,7 +177,8 @@ def setup(peers: list[str], database_url: str, if_missing: bool = False) -> None
             return
     FOLDER.mkdir(parents=True, exist_ok=True)
     engine = corpus_engine(database_url)
-    settings = Settings(database_url=database_url, base_url="http://bench.test", secret_key="bench")
+    # One client exporting every list: the export budget is for crawlers (docs/archive-crawlers.md).
+    settings = Settings(database_url=database_url, base_url="http://bench.test", secret_key="bench", export_budget=0)
     with TestClient(create_app(settings, engine=engine), base_url="http://bench.test") as client:
         mboxes = {name: export_mbox(client, name, FOLDER / f"{name}.mbox") for name in NAMES}
     engine.dispose()

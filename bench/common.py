@@ -145,8 +145,9 @@ class Server:
         log: str = "server",
         env: dict | None = None,
     ) -> Server:
-        """`sathub serve` as deployed, but for one setting: the limit of report POSTs per client
-        address and minute is off, since a benchmark's clients, all on 127.0.0.1, stand for many."""
+        """`sathub serve` as deployed, but for the limits per client address, off: report POSTs a
+        minute, and the archive's search and export budgets, since a benchmark's clients, all on
+        127.0.0.1, stand for many (bench/archive_crawler.py turns the budgets back on)."""
         port = port or free_port()
         return cls(
             [
@@ -165,7 +166,13 @@ class Server:
             ],
             port,
             OUT / f"{log}.log",
-            {"SATHUB_LOG_LEVEL": "warning", "SATHUB_API_RATE_PER_MINUTE": "0", **(env or {})},
+            {
+                "SATHUB_LOG_LEVEL": "warning",
+                "SATHUB_API_RATE_PER_MINUTE": "0",
+                "SATHUB_SEARCH_BUDGET": "0",
+                "SATHUB_EXPORT_BUDGET": "0",
+                **(env or {}),
+            },
         )
 
     @classmethod
