@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -318,3 +319,27 @@ def assert_api_headers(response, content_type="application/json"):
     assert response.headers["content-type"] == content_type
     assert response.headers["vary"] == "Accept"
     assert response.headers["x-content-type-options"] == "nosniff"  # a browser never reads it as another type
+
+
+@contextmanager
+def pooled_connections(engine):
+    """A list that records, at each checkout from the engine's pool while attached, how many of its
+    connections were then out at once."""
+    held, counts = 0, []
+
+    def checkout(*_):
+        nonlocal held
+        held += 1
+        counts.append(held)
+
+    def checkin(*_):
+        nonlocal held
+        held -= 1
+
+    sa.event.listen(engine, "checkout", checkout)
+    sa.event.listen(engine, "checkin", checkin)
+    try:
+        yield counts
+    finally:
+        sa.event.remove(engine, "checkout", checkout)
+        sa.event.remove(engine, "checkin", checkin)

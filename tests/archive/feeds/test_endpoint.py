@@ -331,30 +331,13 @@ def test_a_search_feed_holds_one_pooled_connection_at_a_time(engine, settings):
     pool for good (each waits for the others' connections)."""
     from dataclasses import replace
 
-    import sqlalchemy as sa
     from starlette.testclient import TestClient
 
     from sathub.app import create_app
-    from tests.archive.api_fixtures import seed_archive
+    from tests.archive.api_fixtures import pooled_connections, seed_archive
 
     seed_archive(engine)
-    held, most = 0, []
-
-    def checkout(*_):
-        nonlocal held
-        held += 1
-        most.append(held)
-
-    def checkin(*_):
-        nonlocal held
-        held -= 1
-
-    with TestClient(create_app(replace(settings, search_budget=5), engine=engine)) as client:
-        sa.event.listen(engine, "checkout", checkout)
-        sa.event.listen(engine, "checkin", checkin)
-        try:
-            assert client.get("/archive/search/feed/atom/?q=welcome").status_code == 200
-        finally:
-            sa.event.remove(engine, "checkout", checkout)
-            sa.event.remove(engine, "checkin", checkin)
+    app = create_app(replace(settings, search_budget=5), engine=engine)
+    with TestClient(app) as client, pooled_connections(engine) as most:
+        assert client.get("/archive/search/feed/atom/?q=welcome").status_code == 200
     assert len(most) == 3 and max(most) == 1  # the revision, the spend, the search: one after another

@@ -9,11 +9,10 @@ from dataclasses import replace
 from urllib.parse import quote
 
 import pytest
-import sqlalchemy as sa
 from starlette.testclient import TestClient
 
 from sathub.app import create_app
-from tests.archive.api_fixtures import MAIL, seed_archive, seed_big_list
+from tests.archive.api_fixtures import MAIL, pooled_connections, seed_archive, seed_big_list
 from tests.archive.messages import raw_message
 from tests.archive.search.trips import counted_trips, on_event_loop
 from tests.live_server import app_in_thread
@@ -189,23 +188,7 @@ def test_a_search_holds_one_pooled_connection_at_a_time(engine, settings):
     """The budget's spend takes a connection of its own: threads each holding one while waiting for
     a second would starve the pool under a crawler."""
     seed_archive(engine)
-    held, most = 0, []
-
-    def checkout(*_):
-        nonlocal held
-        held += 1
-        most.append(held)
-
-    def checkin(*_):
-        nonlocal held
-        held -= 1
-
-    with TestClient(create_app(replace(settings, search_budget=5), engine=engine)) as client:
-        sa.event.listen(engine, "checkout", checkout)
-        sa.event.listen(engine, "checkin", checkin)
-        try:
-            assert client.get("/archive/search?q=welcome").status_code == 200
-        finally:
-            sa.event.remove(engine, "checkout", checkout)
-            sa.event.remove(engine, "checkin", checkin)
+    app = create_app(replace(settings, search_budget=5), engine=engine)
+    with TestClient(app) as client, pooled_connections(engine) as most:
+        assert client.get("/archive/search?q=welcome").status_code == 200
     assert len(most) == 3 and max(most) == 1  # the revision, the spend, the search: one after another
