@@ -1,4 +1,4 @@
-"""Interface B tables, as created by migrations 0002, 0003 and 0006 (queries use these; Alembic owns the DDL).
+"""Interface B tables, as created by migrations 0002, 0003, 0006 and the later ones named (queries use these; Alembic owns the DDL).
 
 Dates are naive UTC datetimes with whole seconds. `emails.id` is the arrival order."""
 
@@ -24,6 +24,9 @@ mailing_lists = sa.Table(
     # and when (migration 0024): what the archive's ETags and Last-Modified are made of.
     sa.Column("revision", sa.BigInteger, nullable=False, server_default="0"),
     sa.Column("revised_at", sa.DateTime, nullable=True),
+    # The hide that took the whole list away (migration 0026; archive_removals.id): such a list
+    # answers 404 at every door. NULL: shown.
+    sa.Column("hidden_by", sa.Integer, nullable=True),
 )
 
 senders = sa.Table(
@@ -134,3 +137,87 @@ archive_budgets = sa.Table(
     sa.Column("due", sa.BigInteger, nullable=False),
 )
 sa.Index("archive_budgets_due", archive_budgets.c.due)
+
+
+# Taking mail out (migration 0026, archive/removal/): the audit log, one row per hide, unhide or
+# delete that changed something.
+archive_removals = sa.Table(
+    "archive_removals",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("action", sa.String(8), nullable=False),  # hide, unhide, delete
+    sa.Column("scope", sa.Text, nullable=False),
+    sa.Column("list_name", sa.String(254), nullable=True),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("actor", sa.String(254), nullable=False),
+    sa.Column("at", sa.DateTime, nullable=False),
+    sa.Column("messages", sa.Integer, nullable=False),
+    sa.Index("archive_removals_list", "list_name", "id"),
+)
+
+# What a removed message leaves, by list posting address and Message-ID hash: `hidden`, or
+# `deleted` (the tombstone). Never archived again while a row is here.
+HIDDEN, DELETED = "hidden", "deleted"
+archive_removed = sa.Table(
+    "archive_removed",
+    metadata,
+    sa.Column("list_name", sa.String(254), primary_key=True),
+    sa.Column("message_id_hash", sa.String(32), primary_key=True),
+    sa.Column("state", sa.String(8), nullable=False),
+    sa.Column("date", sa.DateTime, nullable=True),
+    sa.Column("removal_id", sa.Integer, sa.ForeignKey("archive_removals.id"), nullable=False),
+)
+
+# A hidden message's rows as they were, out of sight of every door; `thread_key` is its thread's
+# hash, `removal_id` the hide that took it.
+hidden_emails = sa.Table(
+    "hidden_emails",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("list_id", sa.Integer, sa.ForeignKey("mailing_lists.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("message_id", sa.String(254), nullable=False),
+    sa.Column("message_id_hash", sa.String(32), nullable=False),
+    sa.Column("sender_id", sa.Integer, sa.ForeignKey("senders.id"), nullable=False),
+    sa.Column("sender_address", sa.String(254), nullable=False),
+    sa.Column("sender_name", sa.Text, nullable=False),
+    sa.Column("subject", sa.Text, nullable=False),
+    sa.Column("content", sa.Text, nullable=False),
+    sa.Column("sender_comment", sa.Text, nullable=True),
+    sa.Column("scrubbed", sa.Text, nullable=True),
+    sa.Column("date", sa.DateTime, nullable=False),
+    sa.Column("archived_date", sa.DateTime, nullable=False),
+    sa.Column("in_reply_to", sa.String(254), nullable=True),
+    sa.Column("parent_id", sa.Integer, nullable=True),
+    sa.Column("thread_id", sa.Integer, nullable=True),
+    sa.Column("thread_order", sa.Integer, nullable=False),
+    sa.Column("thread_depth", sa.Integer, nullable=False),
+    sa.Column("thread_key", sa.String(32), nullable=True),
+    sa.Column("removal_id", sa.Integer, sa.ForeignKey("archive_removals.id"), nullable=False),
+    sa.UniqueConstraint("list_id", "message_id_hash", name="hidden_emails_list_hash"),
+    sa.Index("hidden_emails_sender", "sender_id"),
+    sa.Index("hidden_emails_list_thread", "list_id", "thread_key"),
+    sa.Index("hidden_emails_removal", "removal_id"),
+)
+hidden_attachments = sa.Table(
+    "hidden_attachments",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column(
+        "email_id", sa.Integer, sa.ForeignKey("hidden_emails.id", ondelete="CASCADE"), nullable=False, index=True
+    ),
+    sa.Column("counter", sa.Integer, nullable=False),
+    sa.Column("name", sa.String(255), nullable=False),
+    sa.Column("content_type", sa.String(255), nullable=False),
+    sa.Column("encoding", sa.String(64), nullable=True),
+    sa.Column("size", sa.Integer, nullable=False),
+    sa.Column("content", sa.LargeBinary, nullable=False),
+)
+hidden_email_sources = sa.Table(
+    "hidden_email_sources",
+    metadata,
+    sa.Column("email_id", sa.Integer, sa.ForeignKey("hidden_emails.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("envelope", sa.Text, nullable=True),
+    sa.Column("compression", sa.String(8), nullable=False),
+    sa.Column("size", sa.Integer, nullable=False),
+    sa.Column("data", sa.LargeBinary, nullable=False),
+)

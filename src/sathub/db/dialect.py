@@ -49,9 +49,10 @@ def insert_ignoring_conflicts(conn: Connection, table: sa.Table, rows: list[dict
     conn.execute(insert_for(conn.dialect.name)(table).on_conflict_do_nothing(), rows)
 
 
-def allocate_ids(conn: Connection, table: sa.Table, count: int) -> list[int]:
+def allocate_ids(conn: Connection, table: sa.Table, count: int, shadow: sa.Table | None = None) -> list[int]:
     """`count` new primary keys of `table`, increasing. Knowing the ids before inserting lets a
-    batch be written with plain executemany (no RETURNING) and with its final thread columns."""
+    batch be written with plain executemany (no RETURNING) and with its final thread columns.
+    `shadow`: a table holding rows taken out of `table` that may come back with their ids."""
     if count == 0:
         return []
     if conn.dialect.name == "postgresql":
@@ -59,23 +60,31 @@ def allocate_ids(conn: Connection, table: sa.Table, count: int) -> list[int]:
             conn.scalars(sa.select(sa.func.nextval(_sequence(table))).select_from(sa.func.generate_series(1, count)))
         )
     # SQLite has one writer at a time (it holds the write lock), so max(id) + 1 is free.
-    first = (conn.scalar(sa.select(sa.func.max(table.c.id))) or 0) + 1
+    first = conn.scalar(sa.select(_next_free(table, shadow)))
     return list(range(first, first + count))
 
 
-def new_id(dialect_name: str, table: sa.Table, *, per_row: bool = False):
+def new_id(dialect_name: str, table: sa.Table, *, per_row: bool = False, shadow: sa.Table | None = None):
     """allocate_ids for one row, inside a statement: the sequence's next value on PostgreSQL;
     max(id) + 1 on SQLite. With `per_row` (an ON CONFLICT DO UPDATE that gives each replaced row
     a new id) the SQLite expression is correlated with the updated row, so that it is computed
     again for each row of the statement: an uncorrelated one is computed once and would give two
-    replacements one id."""
+    replacements one id. `shadow` as for allocate_ids."""
     if dialect_name == "postgresql":
         return sa.func.nextval(_sequence(table))
     if per_row:
         return sa.literal_column(
             f"(SELECT max(newest.id) + 1 FROM {table.name} AS newest WHERE newest.id >= {table.name}.id)"
         )
-    return sa.select(sa.func.coalesce(sa.func.max(table.c.id), 0) + 1).scalar_subquery()
+    return sa.select(_next_free(table, shadow)).scalar_subquery()
+
+
+def _next_free(table: sa.Table, shadow: sa.Table | None):
+    """max(id) + 1 of `table`, and of `shadow` when given."""
+    newest = sa.func.coalesce(sa.select(sa.func.max(table.c.id)).scalar_subquery(), 0)
+    if shadow is not None:
+        newest = sa.func.max(newest, sa.func.coalesce(sa.select(sa.func.max(shadow.c.id)).scalar_subquery(), 0))
+    return newest + 1
 
 
 def _sequence(table: sa.Table):

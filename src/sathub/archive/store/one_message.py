@@ -18,7 +18,7 @@ from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store.email_sources import insert_sources
 from sathub.archive.store.rethreading import rethread_one
 from sathub.archive.store.writes import attachment_rows, email_row, insert_emails, sender_ids
-from sathub.archive.tables import NEVER, emails, mailing_lists, senders, threads
+from sathub.archive.tables import NEVER, emails, hidden_emails, mailing_lists, senders, threads
 from sathub.db.dialect import new_id
 
 
@@ -91,7 +91,7 @@ def _look_up(dialect_name: str) -> sa.Select:
             parent.c.thread_id.label("parent_thread"),
             waiting.label("waiting"),
             # The emails sequence first, then the threads one: write_batch's order, so the same ids.
-            sa.case((stored, new_id(dialect_name, emails))).label("email_id"),
+            sa.case((stored, new_id(dialect_name, emails, shadow=hidden_emails))).label("email_id"),
             sa.case((alone, new_id(dialect_name, threads))).label("thread_row_id"),
         )
         .select_from(

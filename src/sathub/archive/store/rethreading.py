@@ -161,8 +161,8 @@ def _place(
         subjects[email_id] = email.subject
 
     if not joined:  # the rows and subjects are looked up where they are needed
-        return _rearrange(conn, list_id, nodes, stored, subjects, touched)
-    return _rearrange(conn, list_id, nodes, stored, subjects, touched, root_subjects, rows_by_thread_id)
+        return rearrange(conn, list_id, nodes, stored, subjects, touched)
+    return rearrange(conn, list_id, nodes, stored, subjects, touched, root_subjects, rows_by_thread_id)
 
 
 def rethread_list(conn: Connection, list_id: int) -> None:
@@ -187,10 +187,10 @@ def rethread_list(conn: Connection, list_id: int) -> None:
     }
     stored = {row.id: Place(row.parent_id, row.thread_id, row.thread_order, row.thread_depth) for row in rows}
     touched = set(conn.scalars(sa.select(threads.c.id).where(threads.c.list_id == list_id)))
-    _rearrange(conn, list_id, nodes, stored, {}, touched)
+    rearrange(conn, list_id, nodes, stored, {}, touched)
 
 
-def _rearrange(
+def rearrange(
     conn: Connection,
     list_id: int,
     nodes: dict[int, ThreadNode],
@@ -204,7 +204,9 @@ def _rearrange(
     deleted when merged away) and the threading columns of stored emails. `subjects` holds the
     new emails (not yet written), whose places are returned instead."""
     arranged = arrange_threads(nodes.values())
-    row_of = _write_thread_rows(conn, list_id, arranged, nodes, subjects, touched, root_subjects, rows_by_thread_id)
+    row_of = _write_thread_rows(
+        conn, list_id, arranged, nodes, stored, subjects, touched, root_subjects, rows_by_thread_id
+    )
     places: dict[int, Place] = {}
     moved = []
     for thread in arranged:
@@ -234,12 +236,12 @@ def _rearrange(
             ),
             moved,
         )
-    for chunk in _chunks(touched - set(row_of.values())):  # merged away
+    for chunk in chunks(touched - set(row_of.values())):  # merged away
         conn.execute(threads.delete().where(threads.c.id.in_(chunk)))
     return places
 
 
-def _chunks(ids, size: int = 10_000):
+def chunks(ids, size: int = 10_000):
     """`ids` in lists of at most `size`: rethread_list touches every thread of a list, more than
     SQLite takes as parameters of one statement (32,766)."""
     ids = list(ids)
@@ -252,6 +254,7 @@ def _write_thread_rows(
     list_id: int,
     arranged: list[ArrangedThread],
     nodes: dict[int, ThreadNode],
+    stored: dict[int, Place],
     subjects: dict[int, str],
     touched: set[int],
     root_subjects: dict[int, str] | None,
@@ -259,15 +262,20 @@ def _write_thread_rows(
 ) -> dict[int, int]:
     """Insert or update the row of each arranged thread; returns root email id -> threads.id.
     `root_subjects` (stored roots' subjects) and `rows_by_thread_id` (the touched threads' rows by
-    key), when the caller loaded them with the threads' emails, spare their look-ups."""
+    key), when the caller loaded them with the threads' emails, spare their look-ups.
+
+    A thread's row is the one keyed by its root's hash; a thread whose first email was taken out
+    of the archive (archive/removal/) keeps the row its new root sits in, keyed by the hash of
+    an email no longer among them, as HyperKitty keeps a thread's id when its starting email is
+    deleted: its address does not change, then or when a reply arrives later."""
     # The caller's dict tells new emails apart: add stored roots to a copy.
     subjects = {**(root_subjects or {}), **subjects}
     old_roots = [t.root.id for t in arranged if t.root.id not in subjects]  # a loop member made the root
-    for chunk in _chunks(old_roots):
+    for chunk in chunks(old_roots):
         subjects.update(iter(conn.execute(sa.select(emails.c.id, emails.c.subject).where(emails.c.id.in_(chunk)))))
     if rows_by_thread_id is None:
         rows_by_thread_id = {}
-        for chunk in _chunks(touched):
+        for chunk in chunks(touched):
             rows_by_thread_id.update(
                 iter(conn.execute(sa.select(threads.c.thread_id, threads.c.id).where(threads.c.id.in_(chunk))))
             )
@@ -280,9 +288,14 @@ def _write_thread_rows(
             "emails_count": len(thread.emails),
         }
 
+    present = {node.message_id_hash for node in nodes.values()}
+    orphaned = {row_id for key, row_id in rows_by_thread_id.items() if key not in present}
     row_of, created, updated = {}, [], []
     for thread in arranged:
         row_id = rows_by_thread_id.get(thread.root.message_id_hash)
+        if row_id is None and thread.root.id in stored and stored[thread.root.id].thread_id in orphaned:
+            row_id = stored[thread.root.id].thread_id
+            orphaned.discard(row_id)
         if row_id is None:
             created.append(thread)
         else:

@@ -12,7 +12,7 @@ from sathub.archive.mail.ids import default_mailman_id
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store.email_sources import fill_missing_sources, insert_sources
 from sathub.archive.store.rethreading import Place, rethread
-from sathub.archive.tables import attachments, emails, senders
+from sathub.archive.tables import attachments, emails, hidden_emails, senders
 from sathub.db.dialect import allocate_ids, as_given, insert_given, insert_ignoring_conflicts
 
 
@@ -36,7 +36,7 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
         return 0, len(batch)
     # One sender (one mailman_id) per address in any letter case; each email keeps its spelling.
     senders_by_address = sender_ids(conn, {email.sender_address.lower() for email in new})
-    ids = allocate_ids(conn, emails, len(new))
+    ids = allocate_ids(conn, emails, len(new), shadow=hidden_emails)
     places = rethread(conn, list_id, list(zip(ids, new, strict=True)))
     email_rows = [
         email_row(email_id, list_id, email, senders_by_address[email.sender_address.lower()], places[email_id])
