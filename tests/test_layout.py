@@ -74,6 +74,8 @@ LAYERS = {
         **dict.fromkeys(("api", "pages", "feeds", "export", "search", "ingest", "mailman"), ROOM),
         # robots.txt and the sitemaps: what crawlers may walk, and what there is to walk
         "crawlers": ROOM,
+        # taking mail out: hide, unhide, delete, their command line, pages and audit log
+        "removal": ROOM,
         **dict.fromkeys(("routes", "commands"), TOP),
     },
 }

@@ -89,7 +89,7 @@ def import_command(list_address, private, mboxrd, pipermail_numbers, database_ur
             err=True,
         )
         sys.exit(1)
-    if not (summary.imported or summary.duplicates):
+    if not (summary.imported or summary.duplicates or summary.removed):
         click.echo(
             "Error: no message could be archived from "
             + ", ".join(map(str, paths))

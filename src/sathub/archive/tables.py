@@ -1,4 +1,5 @@
-"""Interface B tables, as created by migrations 0002, 0003, 0006 and the later ones named (queries use these; Alembic owns the DDL).
+"""Interface B tables, as created by migrations 0002, 0003, 0006 and the later ones named (queries
+use these; Alembic owns the DDL).
 
 Dates are naive UTC datetimes with whole seconds. `emails.id` is the arrival order."""
 

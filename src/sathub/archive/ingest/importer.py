@@ -122,7 +122,7 @@ def _write(
         try:
             with engine.begin() as conn:
                 corrected, met = earlier.correct(conn, batch)
-                imported, duplicates = write_batch(conn, list_id, batch)
+                imported, duplicates, removed = write_batch(conn, list_id, batch)
                 if numbered:
                     positions = [(e.position, e.message_id_hash) for e in batch if e.position is not None]
                     record_numbers(conn, list_id, positions)
@@ -144,4 +144,5 @@ def _write(
     earlier.met.update(met)  # committed: these rows are settled for the rest of the run
     summary.imported += imported
     summary.duplicates += duplicates
+    summary.removed += removed
     summary.corrected += corrected

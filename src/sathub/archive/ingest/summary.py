@@ -1,6 +1,6 @@
 """What an import did, counted while it runs: by the parsing side (skipped messages, appended
 pieces, messages archived without their parts beyond the limits) and by the writing side
-(imported, duplicates)."""
+(imported, duplicates, removed)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ class ImportSummary:
     list_name: str
     imported: int = 0
     duplicates: int = 0
+    removed: int = 0  # copies of mail hidden or deleted from the list (archive/removal/): not archived again
     corrected: int = 0  # stored emails derived again from their copy in the files (older rules)
     appended_pieces: int = 0  # body pieces cut at unescaped `From ` lines, joined back
     skipped: Counter = field(default_factory=Counter)  # reason -> messages
@@ -26,6 +27,8 @@ class ImportSummary:
             f"{self.list_name}: {self.imported} imported, {self.duplicates} duplicates skipped, "
             f"{sum(self.skipped.values())} skipped{rate}"
         ]
+        if self.removed:
+            lines.append(f"  {self.removed} removed from the archive (hidden or deleted), not archived again")
         if self.corrected:
             lines.append(f"  {self.corrected} emails stored before corrected: the current rules read them differently")
         if self.appended_pieces:

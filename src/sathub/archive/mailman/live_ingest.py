@@ -8,6 +8,7 @@ Parsing runs before the write lock is taken; storing runs in the caller's write 
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 
@@ -17,6 +18,8 @@ from sathub.archive.mail.message import MAX_PARTS, ParsedEmail
 from sathub.archive.store import one_message
 from sathub.archive.tables import NEVER
 from sathub.db.engines import Connection, Engine, IntegrityError, connect
+
+log = logging.getLogger("sathub.archive.mailman")
 
 # A message starts with a header field (RFC 5322 field name, then a colon); Mailman's
 # rendering has no mbox `From ` line, but one is tolerated.
@@ -57,6 +60,12 @@ def store(conn: Connection, address: str, email: ParsedEmail) -> Stored:
     found = one_message.look_up(conn, address, email)
     if found is None or found.archive_policy == NEVER:
         return Stored(email.message_id_hash, False, found.archive_policy if found else None)
+    if found.removed is not None:
+        # Mailman retries until it gets a 200: answered stored, and said once here.
+        log.info(
+            "%s of %s not archived again: %s (sathub archive removals)", email.message_id_hash, address, found.removed
+        )
+        return Stored(email.message_id_hash, False, found.archive_policy)
     if found.duplicate is not None:
         one_message.fill_source(conn, found.duplicate, email)  # only if it has none yet
         return Stored(email.message_id_hash, False, found.archive_policy)

@@ -16,14 +16,16 @@ from sqlalchemy.engine import Connection, Row
 from sathub.archive.mail.ids import message_id_hash
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store.email_sources import insert_sources
+from sathub.archive.store.removals import hide_arrived
 from sathub.archive.store.rethreading import rethread_one
 from sathub.archive.store.writes import attachment_rows, email_row, insert_emails, sender_ids
-from sathub.archive.tables import NEVER, emails, hidden_emails, mailing_lists, senders, threads
+from sathub.archive.tables import NEVER, archive_removed, emails, hidden_emails, mailing_lists, senders, threads
 from sathub.db.dialect import new_id
 
 
 def look_up(conn: Connection, address: str, email: ParsedEmail) -> Row | None:
-    """The list of posting address `address` (id, archive_policy) with, for `email`: duplicate
+    """The list of posting address `address` (id, name, archive_policy, hidden_by) with, for
+    `email`: removed (its archive_removed state, or None), duplicate
     (an emails.id, or None), sender_id (None: no sender yet), parent_id and parent_thread (None: no
     archived parent), waiting, and the new email_id and thread_row_id (None when not needed)."""
     reference = message_id_hash(email.in_reply_to) if email.in_reply_to else None
@@ -50,6 +52,8 @@ def write(conn: Connection, found: Row, email: ParsedEmail) -> None:
     row = email_row(found.email_id, found.id, email, sender_id, place)
     insert_emails(conn, [row], attachment_rows([(found.email_id, email)]))
     insert_sources(conn, [(found.email_id, email)])
+    if found.hidden_by is not None:
+        hide_arrived(conn, found.id, found.name, [email.message_id_hash], found.hidden_by)
 
 
 def fill_source(conn: Connection, email_id: int, email: ParsedEmail) -> None:
@@ -76,12 +80,21 @@ def _look_up(dialect_name: str) -> sa.Select:
         waiting_reply.c.parent_id.is_(None),
         waiting_reply.c.in_reply_to == sa.bindparam("message_id"),
     )
-    stored = sa.and_(duplicate.is_(None), lists.c.archive_policy != NEVER)
+    # Mail hidden or deleted from the list is never archived again (archive/removal/).
+    removed = (
+        sa.select(archive_removed.c.state)
+        .where(archive_removed.c.list_name == lists.c.name, archive_removed.c.message_id_hash == sa.bindparam("hash"))
+        .scalar_subquery()
+    )
+    stored = sa.and_(duplicate.is_(None), removed.is_(None), lists.c.archive_policy != NEVER)
     alone = sa.and_(stored, parent.c.id.is_(None), ~waiting)
     return (
         sa.select(
             lists.c.id,
+            lists.c.name,
             lists.c.archive_policy,
+            lists.c.hidden_by,
+            removed.label("removed"),
             duplicate.label("duplicate"),
             sa.select(senders.c.id)
             .where(senders.c.address == sa.bindparam("address"))
@@ -100,4 +113,7 @@ def _look_up(dialect_name: str) -> sa.Select:
             )
         )
         .where(lists.c.name == sa.bindparam("name"))
+        # The list's row, locked now rather than at the first insert's revision trigger: a removal
+        # (which locks it too) never runs between this look-up and the write (PostgreSQL).
+        .with_for_update(of=lists, key_share=True)
     )

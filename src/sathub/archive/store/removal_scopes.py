@@ -55,14 +55,28 @@ def lock_lists(conn: Connection, list_ids: list[int]) -> None:
         ).all()
 
 
+def lock_list(conn: Connection, list_id: int) -> Row:
+    """lock_lists for a writer of one list (the import's batches); the list's name and hidden_by."""
+    query = sa.select(mailing_lists.c.name, mailing_lists.c.hidden_by).where(mailing_lists.c.id == list_id)
+    if conn.dialect.name == "postgresql":
+        query = query.with_for_update(key_share=True)
+    return conn.execute(query).one()
+
+
 def sender_id(conn: Connection, address: str) -> int | None:
     """senders.id of an address in any letter case."""
     return conn.scalar(sa.select(senders.c.id).where(senders.c.address == address.lower()))
 
 
-def shown(conn: Connection, scope: Scope, list_ids: list[int], sender: int | None) -> list[Row]:
-    """The shown messages the scope names on these lists, in arrival order."""
-    return _chosen(conn, emails, _where(emails, scope, list_ids, sender))
+def shown(
+    conn: Connection, scope: Scope, list_ids: list[int], sender: int | None, hashes: list[str] | None = None
+) -> list[Row]:
+    """The shown messages the scope names on these lists (of these Message-ID hashes, when
+    given), in arrival order."""
+    conditions = _where(emails, scope, list_ids, sender)
+    if hashes is not None:
+        conditions.append(emails.c.message_id_hash.in_(hashes))
+    return _chosen(conn, emails, conditions)
 
 
 def hidden(

@@ -124,9 +124,8 @@ def _make_room(conn: Connection, list_id: int, coming: list[Row]) -> set[int]:
         taken.update(conn.scalars(sa.select(threads.c.id).where(threads.c.id.in_(chunk))))
     keys = set()
     for chunk in chunks({row.thread_key for row in wanted.values()}):
-        keys.update(
-            conn.scalars(sa.select(threads.c.thread_id).where(threads.c.list_id == list_id, threads.c.thread_id.in_(chunk)))
-        )
+        same_key = sa.select(threads.c.thread_id).where(threads.c.list_id == list_id, threads.c.thread_id.in_(chunk))
+        keys.update(conn.scalars(same_key))
     free = [row for thread_id, row in wanted.items() if thread_id not in taken and row.thread_key not in keys]
     placeholders = {row.thread_key: row for row in free}.values()  # one row per key
     if placeholders:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
+from sathub.archive.store.removal_scopes import Scope, shown
 from sathub.archive.store.removal_threads import close_gaps, open_gaps, reopen
 from sathub.archive.store.rethreading import chunks
 from sathub.archive.tables import (
@@ -141,6 +142,14 @@ def delete_list(conn: Connection, list_id: int) -> None:
     """The list's row and what hangs on it (threads, pipermail numbers): its mail is gone already."""
     conn.execute(threads.delete().where(threads.c.list_id == list_id))
     conn.execute(mailing_lists.delete().where(mailing_lists.c.id == list_id))
+
+
+def hide_arrived(conn: Connection, list_id: int, list_name: str, hashes: list[str], removal_id: int) -> None:
+    """Hide mail just archived into a list hidden whole, by the hide that took the list."""
+    chosen: list[Row] = []
+    for chunk in chunks(hashes):
+        chosen += shown(conn, Scope(), [list_id], None, hashes=chunk)
+    hide(conn, chosen, {list_id: list_name}, removal_id)
 
 
 def removed_hashes(conn: Connection, list_name: str, hashes: Iterable[str]) -> dict[str, str]:

@@ -11,17 +11,25 @@ from sqlalchemy.engine import Connection, Engine
 from sathub.archive.mail.ids import default_mailman_id
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store.email_sources import fill_missing_sources, insert_sources
+from sathub.archive.store.removal_scopes import lock_list
+from sathub.archive.store.removals import hide_arrived, removed_hashes
 from sathub.archive.store.rethreading import Place, rethread
 from sathub.archive.tables import attachments, emails, hidden_emails, senders
 from sathub.db.dialect import allocate_ids, as_given, insert_given, insert_ignoring_conflicts
 
 
-def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tuple[int, int]:
-    """Insert the emails of `batch` not yet in the list and rethread what they touch.
-    Returns (imported, duplicates)."""
+def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tuple[int, int, int]:
+    """Insert the emails of `batch` not yet in the list, nor ever removed from it, and rethread
+    what they touch; in a list hidden whole, they are hidden with it. Returns (imported,
+    duplicates, removed: copies of mail hidden or deleted, never archived again)."""
+    mailing_list = lock_list(conn, list_id)
     first_copies: dict[str, ParsedEmail] = {}
     for email in batch:
         first_copies.setdefault(email.message_id_hash, email)
+    removed = removed_hashes(conn, mailing_list.name, first_copies)
+    refused = sum(1 for email in batch if email.message_id_hash in removed)
+    for key in removed:
+        del first_copies[key]
     archived = set(
         conn.scalars(
             sa.select(emails.c.message_id_hash).where(
@@ -33,7 +41,7 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
     fill_missing_sources(conn, list_id, {key: first_copies[key] for key in archived})
     new = [email for key, email in first_copies.items() if key not in archived]
     if not new:
-        return 0, len(batch)
+        return 0, len(batch) - refused, refused
     # One sender (one mailman_id) per address in any letter case; each email keeps its spelling.
     senders_by_address = sender_ids(conn, {email.sender_address.lower() for email in new})
     ids = allocate_ids(conn, emails, len(new), shadow=hidden_emails)
@@ -44,7 +52,9 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
     ]
     insert_emails(conn, email_rows, attachment_rows(list(zip(ids, new, strict=True))))
     insert_sources(conn, zip(ids, new, strict=True))
-    return len(new), len(batch) - len(new)
+    if mailing_list.hidden_by is not None:
+        hide_arrived(conn, list_id, mailing_list.name, [email.message_id_hash for email in new], mailing_list.hidden_by)
+    return len(new), len(batch) - len(new) - refused, refused
 
 
 def insert_emails(conn: Connection, email_rows: list[dict], attachment_rows: list[dict]) -> None:
