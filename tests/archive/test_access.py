@@ -64,10 +64,12 @@ def test_a_malformed_address_never_reaches_the_database(engine, archive):
 
 def test_readable_judges_a_row_already_found():
     class Row:
-        name, archive_policy = "ops@example.org", "private"
+        name, archive_policy, hidden_by = "ops@example.org", "private", None
 
     assert refusal(lambda: readable(None, unknown="None here.")) == (404, "None here.")
     assert refusal(lambda: readable(Row(), private="{name} is closed.")) == (403, "ops@example.org is closed.")
     Row.archive_policy = "public"
     row = Row()
     assert readable(row) is row
+    Row.hidden_by = 7  # hidden whole (archive/removal/): as if there were no such list
+    assert refusal(lambda: readable(Row(), unknown="None here.")) == (404, "None here.")

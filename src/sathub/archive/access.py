@@ -23,8 +23,9 @@ PRIVATE_PAGE = "The archive of {name} is private."
 
 def readable(mailing_list: Row | None, unknown: str = NOT_FOUND, private: str = FORBIDDEN) -> Row:
     """`mailing_list` when anyone may read it; else ArchiveError 404 (`unknown`: there is no such
-    list) or 403 (`private`, in which `{name}` is the list's name)."""
-    if mailing_list is None:
+    list, or it was hidden whole: archive/removal/) or 403 (`private`, in which `{name}` is the
+    list's name)."""
+    if mailing_list is None or mailing_list.hidden_by is not None:
         raise ArchiveError(404, unknown)
     if mailing_list.archive_policy == PRIVATE:
         raise ArchiveError(403, private.format(name=mailing_list.name))

@@ -96,9 +96,9 @@ def validators(request: Request, kind: Kind, revision: tuple, revised_at: dateti
 
 def of_list(conn: Connection, request: Request, kind: Kind, address: str, *variant) -> Validators | None:
     """The validators of an answer about the list at `address`, after one read of its revision;
-    None when no one may read that list (unknown or private): the door answers its error."""
+    None when no one may read that list (unknown, private or hidden whole): the door answers its error."""
     row = list_revision(conn, address) if LIST_ADDRESS.fullmatch(address) else None
-    if row is None or row.archive_policy == PRIVATE:
+    if row is None or row.archive_policy == PRIVATE or row.hidden_by is not None:
         return None
     return validators(request, kind, ("list", row.id, row.revision), row.revised_at, *variant)
 

@@ -1,5 +1,5 @@
 """`sathub archive ...`: import mailing-list archives, load real Mailman sender ids, take list
-settings from Mailman."""
+settings from Mailman; take mail out (archive/removal/commands.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from sathub.archive.ingest.importer import import_archive
 from sathub.archive.mail.list_address import list_address_fault
 from sathub.archive.mailman.list_settings import MailmanUnavailable, configured, sync_lists
 from sathub.archive.mailman.user_ids import load_mailman_ids
+from sathub.archive.removal.commands import compact_command, delete, hide, removals, unhide
 from sathub.cli_options import database_option, engine_for
 from sathub.config import Settings, setting
 
@@ -188,3 +189,7 @@ def reindex_command(list_address, sources, database_url) -> None:
     with engine.begin() as conn:
         count = reindex(conn, list_id)
     click.echo(f"Indexed {count} email(s) for search" + (f" of {list_address.lower()}." if list_address else "."))
+
+
+for removal_command in (hide, unhide, delete, removals, compact_command):
+    archive.add_command(removal_command)

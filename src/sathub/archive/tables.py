@@ -140,6 +140,9 @@ archive_budgets = sa.Table(
 sa.Index("archive_budgets_due", archive_budgets.c.due)
 
 
+# The lists anyone may read: not private, nor hidden whole (archive/access.py says it of one list).
+READABLE_LIST = sa.and_(mailing_lists.c.archive_policy != PRIVATE, mailing_lists.c.hidden_by.is_(None))
+
 # Taking mail out (migration 0026, archive/removal/): the audit log, one row per hide, unhide or
 # delete that changed something.
 archive_removals = sa.Table(

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
 from sathub.archive.store.listing import COUNT, Listing, Page
-from sathub.archive.tables import PRIVATE, mailing_lists, threads
+from sathub.archive.tables import READABLE_LIST, mailing_lists, threads
 from sathub.db.dialect import insert_ignoring_conflicts
 
 # The columns Mailman's settings fill (mailman/list_settings.py reads them from its REST API).
@@ -33,7 +33,7 @@ def public_lists_by_local_part(conn: Connection, local_part: str) -> Sequence[Ro
         sa.select(mailing_lists.c.id, mailing_lists.c.name)
         .where(
             mailing_lists.c.name.startswith(local_part.lower() + "@", autoescape=True),
-            mailing_lists.c.archive_policy != PRIVATE,
+            READABLE_LIST,
         )
         .order_by(mailing_lists.c.name)
     ).all()
@@ -58,8 +58,8 @@ def update_list(conn: Connection, list_id: int, values: dict) -> None:
 
 # The public lists ------------------------------------------------------------------------------
 
-_PUBLIC_LISTS = Listing(sa.select(mailing_lists), (mailing_lists.c.archive_policy != PRIVATE,), (mailing_lists.c.name,))
-_COUNT_PUBLIC_LISTS = sa.select(COUNT).select_from(mailing_lists).where(mailing_lists.c.archive_policy != PRIVATE)
+_PUBLIC_LISTS = Listing(sa.select(mailing_lists), (READABLE_LIST,), (mailing_lists.c.name,))
+_COUNT_PUBLIC_LISTS = sa.select(COUNT).select_from(mailing_lists).where(READABLE_LIST)
 # Totals from `threads.emails_count`: summing a list's threads reads one row per thread, not one
 # per email.
 _LIST_TOTALS = (
@@ -80,7 +80,7 @@ _PUBLIC_LISTS_WITH_TOTALS = (
         _LIST_TOTALS.c.last_active,
     )
     .select_from(mailing_lists.outerjoin(_LIST_TOTALS, _LIST_TOTALS.c.list_id == mailing_lists.c.id))
-    .where(mailing_lists.c.archive_policy != PRIVATE)
+    .where(READABLE_LIST)
     .order_by(mailing_lists.c.name)
 )
 

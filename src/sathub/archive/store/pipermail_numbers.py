@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from sathub.archive.tables import pipermail_numbers
+from sathub.archive.tables import emails, pipermail_numbers
 from sathub.db.dialect import insert_ignoring_conflicts
 
 
@@ -24,9 +24,18 @@ def record_numbers(conn: Connection, list_id: int, numbered: Sequence[tuple[int,
 
 
 def numbered_message(conn: Connection, list_id: int, number: int) -> str | None:
-    """The message_id_hash pipermail's page `number` of the list showed, when recorded."""
+    """The message_id_hash pipermail's page `number` of the list showed, when recorded and the
+    message is still archived: a number whose message was hidden or deleted (archive/removal/)
+    answers as one never recorded, the redirect never leads to a page that is gone. The number
+    stays recorded, so that unhide finds it again."""
     return conn.execute(
-        sa.select(pipermail_numbers.c.message_id_hash).where(
-            pipermail_numbers.c.list_id == list_id, pipermail_numbers.c.number == number
+        sa.select(pipermail_numbers.c.message_id_hash)
+        .join(
+            emails,
+            sa.and_(
+                emails.c.list_id == pipermail_numbers.c.list_id,
+                emails.c.message_id_hash == pipermail_numbers.c.message_id_hash,
+            ),
         )
+        .where(pipermail_numbers.c.list_id == list_id, pipermail_numbers.c.number == number)
     ).scalar()

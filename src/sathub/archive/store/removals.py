@@ -135,7 +135,12 @@ def delete(conn: Connection, shown: list[Row], hidden: list[Row], list_names: di
 
 def hide_list(conn: Connection, list_id: int, removal_id: int | None) -> None:
     """Take a whole list away (removal_id) or show it again (None)."""
-    conn.execute(mailing_lists.update().where(mailing_lists.c.id == list_id).values(hidden_by=removal_id))
+    # The revision moves even for a list without mail: the index and the sitemaps drop or list it.
+    conn.execute(
+        mailing_lists.update()
+        .where(mailing_lists.c.id == list_id)
+        .values(hidden_by=removal_id, revision=mailing_lists.c.revision + 1)
+    )
 
 
 def delete_list(conn: Connection, list_id: int) -> None:

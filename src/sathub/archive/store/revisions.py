@@ -10,7 +10,11 @@ from sqlalchemy.engine import Connection, Row
 from sathub.archive.tables import mailing_lists
 
 _LIST = sa.select(
-    mailing_lists.c.id, mailing_lists.c.archive_policy, mailing_lists.c.revision, mailing_lists.c.revised_at
+    mailing_lists.c.id,
+    mailing_lists.c.archive_policy,
+    mailing_lists.c.hidden_by,
+    mailing_lists.c.revision,
+    mailing_lists.c.revised_at,
 ).where(mailing_lists.c.name == sa.bindparam("name"))
 
 # The sum grows with every commit that changes any list (each moves a revision by at least one);
@@ -24,7 +28,7 @@ _ARCHIVE = sa.select(
 
 
 def list_revision(conn: Connection, name: str) -> Row | None:
-    """(id, archive_policy, revision, revised_at) of the list of posting address `name` (any case)."""
+    """(id, archive_policy, hidden_by, revision, revised_at) of the list of posting address `name` (any case)."""
     return conn.execute(_LIST, {"name": name.lower()}).first()
 
 

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
 from sathub.archive.store.listing import COUNT, param
-from sathub.archive.tables import PRIVATE, emails, mailing_lists, threads
+from sathub.archive.tables import READABLE_LIST, emails, mailing_lists, threads
 
 _LIST_ID = param("list_id", sa.Integer)
 
@@ -24,7 +24,7 @@ _CRAWLABLE_LISTS = (
         mailing_lists.c.name,
         sa.exists().where(emails.c.list_id == mailing_lists.c.id).label("has_mail"),
     )
-    .where(mailing_lists.c.archive_policy != PRIVATE)
+    .where(READABLE_LIST)
     .order_by(mailing_lists.c.name)
 )
 
