@@ -60,7 +60,7 @@ def allocate_ids(conn: Connection, table: sa.Table, count: int, shadow: sa.Table
             conn.scalars(sa.select(sa.func.nextval(_sequence(table))).select_from(sa.func.generate_series(1, count)))
         )
     # SQLite has one writer at a time (it holds the write lock), so max(id) + 1 is free.
-    first = conn.scalar(sa.select(_next_free(table, shadow)))
+    first = conn.execute(sa.select(_next_free(table, shadow))).scalar_one()
     return list(range(first, first + count))
 
 
@@ -81,7 +81,7 @@ def new_id(dialect_name: str, table: sa.Table, *, per_row: bool = False, shadow:
 
 def _next_free(table: sa.Table, shadow: sa.Table | None):
     """max(id) + 1 of `table`, and of `shadow` when given."""
-    newest = sa.func.coalesce(sa.select(sa.func.max(table.c.id)).scalar_subquery(), 0)
+    newest: sa.ColumnElement = sa.func.coalesce(sa.select(sa.func.max(table.c.id)).scalar_subquery(), 0)
     if shadow is not None:
         newest = sa.func.max(newest, sa.func.coalesce(sa.select(sa.func.max(shadow.c.id)).scalar_subquery(), 0))
     return newest + 1

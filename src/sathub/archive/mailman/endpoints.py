@@ -10,8 +10,10 @@ is a 403 JSON body naming the check that failed (`check`), so an operator behind
 container sees at once which one it is. With no key configured every call is refused that way.
 
 The archive call stores through the importer's own rules (mailman/live_ingest.py): a message already
-archived is answered with its existing URL. A list seen for the first time takes its settings
-from Mailman's REST API when SATHUB_MAILMAN_REST_URL is set (mailman/list_settings.py).
+archived is answered with its existing URL; one hidden or deleted from the list (archive/removal/)
+is not archived again, answered 200 (Mailman stops retrying) `{"url": "", "archived": false, …}`.
+A list seen for the first time takes its settings from Mailman's REST API when
+SATHUB_MAILMAN_REST_URL is set (mailman/list_settings.py).
 
 `mlist` must be an address Mailman could give a list (mail/list_address.py: its list-name characters,
 a domain of letters, digits and hyphens, at most the 254 characters mailing_lists.name holds), and no
@@ -184,6 +186,8 @@ class Archive(MailmanEndpoint):
                 "archived": False,
                 "detail": f"Not archived: the archive policy of {address} is 'never'.",
             }
+        if stored.removed is not None:  # said once by live_ingest; no page to point to
+            return {"url": "", "archived": False, "detail": f"Not archived: removed from the archive of {address}."}
         url = message_page_url(self.site(request), address, email.message_id_hash)
         if not stored.new:
             log.info("duplicate of archived message %s in %s", email.message_id, address)

@@ -33,8 +33,9 @@ class UnreadableMessage(ValueError):
 @dataclass(frozen=True, slots=True)
 class Stored:
     message_id_hash: str
-    new: bool  # False: not stored now (a duplicate, an unknown list, a `never` list)
+    new: bool  # False: not stored now (a duplicate, an unknown list, a `never` list, removed mail)
     policy: str | None  # the list's archive policy; None: no such list (nothing was stored)
+    removed: str | None = None  # hidden or deleted from the list (archive/removal/): never archived again
 
 
 def parse(data: bytes, max_parts: int = MAX_PARTS) -> ParsedEmail:
@@ -65,7 +66,7 @@ def store(conn: Connection, address: str, email: ParsedEmail) -> Stored:
         log.info(
             "%s of %s not archived again: %s (sathub archive removals)", email.message_id_hash, address, found.removed
         )
-        return Stored(email.message_id_hash, False, found.archive_policy)
+        return Stored(email.message_id_hash, False, found.archive_policy, found.removed)
     if found.duplicate is not None:
         one_message.fill_source(conn, found.duplicate, email)  # only if it has none yet
         return Stored(email.message_id_hash, False, found.archive_policy)

@@ -87,7 +87,8 @@ def _sqlite_bytes(engine: Engine) -> int:
 def _postgres_bytes(conn: Connection, names: list[str]) -> int:
     return int(
         conn.scalar(
-            sa.text("SELECT sum(pg_total_relation_size(to_regclass(t))) FROM unnest(:names) t"), {"names": names}
+            sa.text("SELECT sum(pg_total_relation_size(to_regclass(t))) FROM unnest(CAST(:names AS text[])) t"),
+            {"names": names},
         )
         or 0
     )

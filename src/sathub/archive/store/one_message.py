@@ -24,11 +24,17 @@ from sathub.db.dialect import new_id
 
 
 def look_up(conn: Connection, address: str, email: ParsedEmail) -> Row | None:
-    """The list of posting address `address` (id, name, archive_policy, hidden_by) with, for
+    """The list of posting address `address` (id, name, archive_policy, hidden_by, last_article) with, for
     `email`: removed (its archive_removed state, or None), duplicate
     (an emails.id, or None), sender_id (None: no sender yet), parent_id and parent_thread (None: no
     archived parent), waiting, and the new email_id and thread_row_id (None when not needed)."""
     reference = message_id_hash(email.in_reply_to) if email.in_reply_to else None
+    if conn.dialect.name == "postgresql":
+        # The list's row, locked before the look-up rather than at the first insert's revision
+        # trigger, so that no removal (which locks it too) runs between the look-up and the write.
+        # In a statement of its own: a look-up that waited for the lock inside itself would go on
+        # reading the rows of the snapshot it began with, a parent erased meanwhile among them.
+        conn.execute(_LOCK, {"name": address.lower()})
     return conn.execute(
         _look_up(conn.dialect.name),
         {
@@ -49,7 +55,7 @@ def write(conn: Connection, found: Row, email: ParsedEmail) -> None:
         sender_id = sender_ids(conn, {address})[address]
     parent = None if found.parent_id is None else (found.parent_id, found.parent_thread)
     place = rethread_one(conn, found.id, found.email_id, email, parent, found.waiting, found.thread_row_id)
-    row = email_row(found.email_id, found.id, email, sender_id, place)
+    row = email_row(found.email_id, found.id, email, sender_id, place, found.last_article + 1)
     insert_emails(conn, [row], attachment_rows([(found.email_id, email)]))
     insert_sources(conn, [(found.email_id, email)])
     if found.hidden_by is not None:
@@ -59,6 +65,11 @@ def write(conn: Connection, found: Row, email: ParsedEmail) -> None:
 def fill_source(conn: Connection, email_id: int, email: ParsedEmail) -> None:
     """Give an email archived before sources were kept the source of the same message posted again."""
     insert_sources(conn, [(email_id, email)])
+
+
+_LOCK = (
+    sa.select(mailing_lists.c.id).where(mailing_lists.c.name == sa.bindparam("name")).with_for_update(key_share=True)
+)
 
 
 @cache
@@ -94,6 +105,8 @@ def _look_up(dialect_name: str) -> sa.Select:
             lists.c.name,
             lists.c.archive_policy,
             lists.c.hidden_by,
+            # Read under the row lock below: the writer before this one has committed its numbers.
+            lists.c.last_article,
             removed.label("removed"),
             duplicate.label("duplicate"),
             sa.select(senders.c.id)
@@ -113,7 +126,4 @@ def _look_up(dialect_name: str) -> sa.Select:
             )
         )
         .where(lists.c.name == sa.bindparam("name"))
-        # The list's row, locked now rather than at the first insert's revision trigger: a removal
-        # (which locks it too) never runs between this look-up and the write (PostgreSQL).
-        .with_for_update(of=lists, key_share=True)
     )

@@ -107,8 +107,8 @@ def _chosen(conn: Connection, table: sa.Table, conditions: list) -> list[Row]:
     )
 
 
-def _where(table: sa.Table, scope: Scope, list_ids: list[int], sender: int | None) -> list:
-    conditions = [table.c.list_id.in_(list_ids)]
+def _where(table: sa.Table, scope: Scope, list_ids: list[int], sender: int | None) -> list[sa.ColumnElement[bool]]:
+    conditions: list[sa.ColumnElement[bool]] = [table.c.list_id.in_(list_ids)]
     if scope.message_id is not None:
         conditions.append(table.c.message_id == scope.message_id)
     if scope.message_id_hash is not None:

@@ -119,10 +119,10 @@ def _make_room(conn: Connection, list_id: int, coming: list[Row]) -> set[int]:
     """Put back, empty, the rows of threads hidden whole, with their ids where still free (the
     rearranging fills or drops them); their ids."""
     wanted = {row.thread_id: row for row in coming if row.thread_id is not None and row.thread_key}
-    taken = set()
+    taken: set[int] = set()
     for chunk in chunks(wanted):
         taken.update(conn.scalars(sa.select(threads.c.id).where(threads.c.id.in_(chunk))))
-    keys = set()
+    keys: set[str] = set()
     for chunk in chunks({row.thread_key for row in wanted.values()}):
         same_key = sa.select(threads.c.thread_id).where(threads.c.list_id == list_id, threads.c.thread_id.in_(chunk))
         keys.update(conn.scalars(same_key))
@@ -172,13 +172,13 @@ def _emails_of(conn: Connection, thread_ids: set[int]) -> list[Row]:
 
 
 def _without(parent: dict[int, int | None], rows: dict[int, Row], gone: set[int]) -> dict[int, int | None]:
-    """Each remaining email's parent once the `gone` ones leave, one after the other in arrival
-    order as HyperKitty deletes them."""
+    """Each remaining email's parent once the `gone` ones leave, one after the other, newest
+    first, as HyperKitty's delete view deletes several."""
     parent = dict(parent)
     children: dict[int | None, list[int]] = defaultdict(list)
     for email_id, parent_id in parent.items():
         children[parent_id].append(email_id)
-    for email_id in sorted(gone & parent.keys()):
+    for email_id in sorted(gone & parent.keys(), key=lambda i: (rows[i].date, i), reverse=True):
         replies = sorted(children.pop(email_id, []), key=lambda i: (rows[i].date, i))
         above = parent.pop(email_id)
         children[above].remove(email_id)
