@@ -26,6 +26,9 @@ FRONT_DOOR = {
     "sathub.app",
     "sathub.config",
     "sathub.web",
+    # the admin session and the CSRF rules: the admin pages and the archive's removal pages share them
+    "sathub.admin_sessions",
+    "sathub.csrf",
 }
 SHARED_PACKAGES = {"db", "server"}  # what truly belongs to both interfaces
 INTERFACES = ("status", "archive")
@@ -97,6 +100,10 @@ SIDEWAYS = {
     ("archive", "search", "api"),
     # Mailman's live archiving goes through the one ingest path, as the import does
     ("archive", "mailman", "ingest"),
+    # the message and thread pages show removal's buttons to those it allows
+    ("archive", "pages", "removal"),
+    # a list's owners and moderators may remove its mail: removal asks Mailman's roster
+    ("archive", "removal", "mailman"),
 }
 
 # Who may speak to a database driver or build SQL: the database layer, the stores, the tables,

@@ -29,6 +29,7 @@ from sathub.status.notify.webhook_delivery import webhook_delivery
 from sathub.status.orbits.refresh import refreshing
 from sathub.status.routes import EXCEPTION_HANDLERS as STATUS_EXCEPTION_HANDLERS
 from sathub.status.routes import routes as status_routes
+from sathub.status.store.accounts import session_is_current
 from sathub.status.stream.pruning import pruning
 
 # What upstream's web server answers for a path it does not serve (Apache's page, no signature).
@@ -106,6 +107,10 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     app.state.engine = engine
     app.state.answers = answers
     app.state.writes = GroupCommit(engine)
+    # The admin session reaches the archive's pages, where its removal buttons are; the archive
+    # checks it against interface A's accounts through this (admin_sessions.py).
+    app.state.archive_prefixes = WEB_PREFIXES
+    app.state.session_is_current = session_is_current
     return app
 
 

@@ -1,5 +1,6 @@
-"""A stand-in for Mailman core's REST API: just the two resources mailmanclient reads for a
-list's settings (`/3.1/lists/<address>` and `/3.1/lists/<address>/config`), with basic auth."""
+"""A stand-in for Mailman core's REST API: just the resources mailmanclient reads for a list's
+settings (`/3.1/lists/<address>` and `/3.1/lists/<address>/config`) and for its owners and
+moderators (`/3.1/lists/<address>/roster/owner|moderator`), with basic auth."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ class MailmanRest(ThreadingHTTPServer):
     def __init__(self):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.lists: dict[str, dict] = {}  # address -> config values
+        self.rosters: dict[tuple[str, str], list[str]] = {}  # (address, "owner" or "moderator") -> emails
         self.calls: list[str] = []
         self.thread = threading.Thread(target=self.serve_forever, daemon=True)
 
@@ -56,6 +58,22 @@ class _Handler(BaseHTTPRequestHandler):
             config = server.lists[parts[2]]
             if parts[3:] == ["config"]:
                 return self._send(200, {**config, "http_etag": '"1"'})
+            if len(parts) == 5 and parts[3] == "roster":
+                emails = server.rosters.get((parts[2], parts[4]), [])
+                entries = [
+                    {
+                        "email": email,
+                        "address": f"{server.url}/3.1/addresses/{email}",
+                        "self_link": f"{server.url}/3.1/m/{n}",
+                    }
+                    for n, email in enumerate(emails)
+                ]
+                return self._send(
+                    200,
+                    {"entries": entries, "total_size": len(entries), "http_etag": '"1"'}
+                    if entries
+                    else {"total_size": 0, "http_etag": '"1"'},
+                )
             if not parts[3:]:
                 return self._send(
                     200,

@@ -1,6 +1,7 @@
 """The URL table of interface B: every view under each of the three API prefixes, the
 slash-less twins that redirect, Mailman's archiver endpoints, the JSON 404 catch-all, and beside
-each API prefix the web pages (list, thread, message) and the attachment downloads."""
+each API prefix the web pages (list, thread, message), the attachment downloads and the delete
+pages (archive/removal/pages.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from sathub.archive.pages.attachments import Download
 from sathub.archive.pages.browse import pages
 from sathub.archive.pages.pipermail import pipermail_routes
 from sathub.archive.pages.raw import RawSource
+from sathub.archive.removal.pages import removal_routes
 from sathub.archive.search.api import SEARCH
 from sathub.archive.search.page import SearchPage
 
@@ -46,5 +48,6 @@ def routes() -> list[Route]:
             if pattern.endswith("/"):
                 result.append(Route((web + pattern)[:-1], door))
         result.append(Route(web + "search", SearchPage(web)))
+        result.extend(Route(web + pattern, door) for pattern, door in removal_routes(web).items())
         result.append(Route(web + "search/export/{name}.mbox.gz", SearchExport(web)))
     return [*result, *sitemap_routes()]

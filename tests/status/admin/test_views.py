@@ -7,8 +7,8 @@ import bcrypt
 import pytest
 import sqlalchemy as sa
 
+from sathub import admin_sessions as sessions
 from sathub import db
-from sathub.status.admin import sessions
 from sathub.status.admin import views as admin
 from sathub.status.store import accounts as account_store
 from sathub.status.store import catalog as catalog_store

@@ -18,9 +18,9 @@ import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from sathub import db
+from sathub import csrf, db
 from sathub.app import create_app
-from sathub.status import csrf, rate_limit
+from sathub.status import rate_limit
 from sathub.status.api import report_writer
 from sathub.status.pages import submit as submit_page
 from sathub.status.tables import reports

@@ -12,8 +12,8 @@ import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
+from sathub import csrf
 from sathub.app import create_app
-from sathub.status import csrf
 from sathub.status.tables import reports
 from tests.status.seed import SUBMISSION as GOOD
 from tests.status.seed import seed_catalog

@@ -19,6 +19,7 @@ copy is current is a 304 before any row is read."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from starlette.convertors import Convertor, register_url_convertor
@@ -31,6 +32,7 @@ from sathub.archive.edge import ArchiveError
 from sathub.archive.links import PageLinks
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.pages.thread_tree import layout, nest
+from sathub.archive.removal.permission import has_session, remover
 from sathub.archive.store import attachments, emails, lists, months, threads
 from sathub.archive.store.listing import Page
 from sathub.archive.web_door import HEADERS, WebDoor, render_page
@@ -43,6 +45,9 @@ MOST_ACTIVE_THREADS = 10
 # before today): a list that went quiet years ago still shows what was discussed most at its end.
 ACTIVE_WINDOW = timedelta(days=30)
 THREAD_PAGE_EMAILS = 1000  # a thread page shows at most this many messages
+# What a page with removal's buttons says to caches: it is one logged-in person's, and its ETag is
+# not the public page's (the `removal` variant).
+PERSONAL_CACHE_CONTROL = "private, no-store"
 # HyperKitty's month paths take a year of 4 digits and a month of 1 or 2 (`\d{4}/\d\d?`); the last
 # month whose end a datetime can hold is 9998-12.
 FIRST_YEAR, LAST_YEAR = 1, 9998
@@ -169,34 +174,46 @@ class WebPage(WebDoor):
     """The door of one page under one web prefix: `rows` reads, `template` renders."""
 
     def __init__(
-        self, web_prefix: str, rows, template: str, params: tuple[str, ...], kind: Kind = Kind.LISTING
+        self,
+        web_prefix: str,
+        rows,
+        template: str,
+        params: tuple[str, ...],
+        kind: Kind = Kind.LISTING,
+        removable: bool = False,
     ) -> None:
-        """`params`: the path's values `rows` takes, the list's address first (none: the index)."""
+        """`params`: the path's values `rows` takes, the list's address first (none: the index).
+        `removable`: the page shows removal's buttons to those allowed (archive/removal/)."""
         super().__init__(web_prefix)
         self.rows, self.template, self.params, self.kind = rows, template, params, kind
+        self.removable = removable
 
     async def respond(self, request: Request) -> Response:
         links = self.links(request)
         values = [request.path_params[p] for p in self.params]
-        fresh, body = await in_thread(request, self._page, request, links, *values)
+        # Only a request with a session cookie is asked who it is: the public page costs nothing more.
+        removing = self.removable and has_session(request) and await remover(request, values[0]) is not None
+        fresh, body = await in_thread(request, self._page, request, links, removing, *values)
         if body is None:
             assert fresh is not None
             return fresh.not_modified()
         return Response(body, headers={**HEADERS, **(fresh.headers if fresh else {})})
 
     def _page(
-        self, conn: Connection, request: Request, links: PageLinks, *values
+        self, conn: Connection, request: Request, links: PageLinks, removing: bool, *values
     ) -> tuple[Validators | None, str | None]:
         """Read and render in the worker thread: a thread page of a hundred messages takes ~10 ms
         to render, which would otherwise stall every other request of the event loop. No body
-        when the client's copy is current."""
+        when the client's copy is current. `removing`: with removal's buttons, for one person."""
         if values:
-            fresh = of_list(conn, request, self.kind, values[0])
+            fresh = of_list(conn, request, self.kind, values[0], *(("removal",) if removing else ()))
         else:
             fresh = of_archive(conn, request, self.kind)
+        if fresh is not None and removing:
+            fresh = replace(fresh, cache_control=PERSONAL_CACHE_CONTROL)
         if fresh is not None and fresh.current(request):
             return fresh, None
-        return fresh, render_page(self.template, links=links, **self.rows(conn, *values))
+        return fresh, render_page(self.template, links=links, removal=removing, **self.rows(conn, *values))
 
 
 def pages(web_prefix: str) -> dict[str, WebPage]:
@@ -207,10 +224,10 @@ def pages(web_prefix: str) -> dict[str, WebPage]:
         "": WebPage(web_prefix, index_rows, "page_index.html", ()),
         "list/{address}/": WebPage(web_prefix, list_rows, "page_list.html", ("address",)),
         "list/{address}/thread/{thread_id}/": WebPage(
-            web_prefix, thread_rows, "page_thread.html", ("address", "thread_id")
+            web_prefix, thread_rows, "page_thread.html", ("address", "thread_id"), removable=True
         ),
         "list/{address}/message/{message_id_hash}/": WebPage(
-            web_prefix, message_rows, "page_message.html", ("address", "message_id_hash"), Kind.MESSAGE
+            web_prefix, message_rows, "page_message.html", ("address", "message_id_hash"), Kind.MESSAGE, True
         ),
         "list/{address}/{year:digits}/{month:digits}/": WebPage(
             web_prefix, month_rows, "page_month.html", ("address", "year", "month")

@@ -3,7 +3,7 @@ edit and delete satellites, at upstream's paths and with upstream's messages.
 
 Beyond upstream: bcrypt-checked logins answered slowly on failure and rate-limited per client,
 signed HttpOnly SameSite=Strict session cookies, a CSRF token in every form and link that changes
-something (status/csrf.py), duplicate or empty names refused, a confirmation before deleting a
+something (sathub/csrf.py), duplicate or empty names refused, a confirmation before deleting a
 satellite that has reports (its reports stay), and a logout."""
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from sathub.status import csrf, rate_limit, rules
-from sathub.status.admin import sessions
+from sathub import admin_sessions as sessions
+from sathub import csrf
+from sathub.csrf import secret_of
+from sathub.status import rate_limit, rules
 from sathub.status.admin.passwords import verify_password
-from sathub.status.csrf import secret_of
 from sathub.status.notify.webhook_rules import EVENTS, registration_refusal, utc_text
 from sathub.status.store import accounts, catalog, elements, reports, webhooks
 from sathub.status.templating import render, static_response
-from sathub.web import BodyTooLarge, client_address, form_fields, in_thread, settings_of, site_url
+from sathub.web import BodyTooLarge, client_address, form_fields, in_thread, site_url
 
 # Every failed login is answered this long (seconds) after its password check began, whatever
 # the check cost: an unknown user (checked against a dummy hash) and a user whose imported hash
@@ -106,8 +107,8 @@ def admin_only(changes: bool = False):
     def decorate(handler):
         @functools.wraps(handler)
         async def run(request: Request) -> Response:
-            session = sessions.decode(secret_of(request), request.cookies.get(sessions.COOKIE))
-            if session is None or not await in_thread(request, _is_current, session):
+            session = await sessions.current_session(request)
+            if session is None:
                 return RedirectResponse(f"{site_url(request)}/admin/index.php", status_code=302)
             try:
                 fields = await form_fields(request)
@@ -130,12 +131,6 @@ def admin_only(changes: bool = False):
         return run
 
     return decorate
-
-
-def _is_current(conn, session: sessions.Session) -> bool:
-    """The session's user still exists and has neither logged out nor changed password since."""
-    user = accounts.admin_user(conn, session.username)
-    return user is not None and user.session_generation == session.generation
 
 
 def _count_attempt(conn, address: str, start: int, username: str):
@@ -181,8 +176,8 @@ async def login(request: Request) -> Response:
         return _page(request, "admin_login.html", login_token=token, failed=True)
     response = RedirectResponse(f"{site}/admin/dashboard.php", status_code=302)
     cookie = sessions.encode(secret_of(request), sessions.new_session(username, user.session_generation))
-    options = sessions.cookie_options(site, f"{settings_of(request).prefix}/admin")
-    response.set_cookie(sessions.COOKIE, cookie, **options)
+    for name, path in sessions.cookie_paths(request):
+        response.set_cookie(name, cookie, **sessions.cookie_options(site, path))
     return response
 
 
@@ -191,7 +186,8 @@ async def logout(request: Request, session, fields) -> Response:
     site = site_url(request)
     await in_thread(request, accounts.end_sessions, session.username, write=True)  # copies of the cookie end too
     response = RedirectResponse(f"{site}/admin/index.php", status_code=302)
-    response.delete_cookie(sessions.COOKIE, path=f"{settings_of(request).prefix}/admin")
+    for name, path in sessions.cookie_paths(request):
+        response.delete_cookie(name, path=path)
     return response
 
 

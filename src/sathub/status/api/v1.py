@@ -12,7 +12,8 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from sathub.status import csrf, rate_limit, rules, times
+from sathub import csrf
+from sathub.status import rate_limit, rules, times
 from sathub.status.api import php_query, report_input, report_writer
 from sathub.status.api.php_json import PrettyFragment, php_pretty_json
 from sathub.status.api.responses import API_VERSION, ApiError, endpoint, envelope

@@ -11,7 +11,8 @@ import time
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from sathub.status import csrf, rate_limit, times
+from sathub import csrf
+from sathub.status import rate_limit, times
 from sathub.status.pages import submit_rules
 from sathub.status.store import accounts, catalog, writes
 from sathub.status.templating import render

@@ -64,6 +64,13 @@ def admin_user(conn: Connection, username: str) -> sa.Row | None:
     return conn.execute(query).first()
 
 
+def session_is_current(conn: Connection, username: str, generation: int) -> bool:
+    """A session issued at `generation` still stands: its user exists and has neither logged out
+    nor changed password since (admin_sessions.current_session asks it, for both interfaces)."""
+    user = admin_user(conn, username)
+    return user is not None and user.session_generation == generation
+
+
 def password_hash_of(conn: Connection, username: str) -> str | None:
     user = admin_user(conn, username)
     return user.password if user else None

@@ -1,4 +1,5 @@
-"""Cross-site request forgery rules for the legacy form and the admin pages (docs/pages.md).
+"""Cross-site request forgery rules for the legacy form, the admin pages and the archive's removal
+pages (docs/pages.md), shared by both interfaces.
 
 A browser marks every request with where it comes from (Sec-Fetch-Site, Origin, Referer); apps
 and scripts send none of these. So:
@@ -24,8 +25,9 @@ from starlette.requests import Request
 from sathub.web import settings_of, site_url
 
 TOKEN_FIELD = "csrf_token"
-# For the pages that confirm or make a change (submit.php, /admin/): another site must not show
-# them in a frame, where a disguised click on their button would be the user's own (clickjacking).
+# For the pages that confirm or make a change (submit.php, /admin/, the archive's delete pages):
+# another site must not show them in a frame, where a disguised click on their button would be the
+# user's own (clickjacking).
 NOT_FRAMED = {"X-Frame-Options": "SAMEORIGIN", "Content-Security-Policy": "frame-ancestors 'self'"}
 TOKEN_LIFETIME = 6 * 3600
 _ISSUED = re.compile(r"[0-9]{1,12}")

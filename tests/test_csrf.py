@@ -1,9 +1,9 @@
-"""The CSRF rules (status/csrf.py): which requests are foreign, and tokens that are bound and
+"""The CSRF rules (sathub/csrf.py): which requests are foreign, and tokens that are bound and
 expire."""
 
 import pytest
 
-from sathub.status import csrf
+from sathub import csrf
 
 
 @pytest.mark.parametrize(
