@@ -48,7 +48,11 @@ def test_a_date_is_in_a_range_exactly_when_its_facets_meet_the_ranges_words(day,
 def test_ranges_near_a_date_too(day, before, after):
     """Bounds a few days, months or years around the date, where the tiling's edges are."""
     moment = datetime.combine(day, datetime.min.time())
-    low = max(datetime(1, 1, 1), moment + timedelta(days=min(before, after)))
+    # The bounds clamped to the dates Python has (year 1 to 9999), as a reader's range would be.
+    try:
+        low = moment + timedelta(days=min(before, after))
+    except OverflowError:
+        low = datetime(1, 1, 1)
     try:
         high = moment + timedelta(days=max(before, after) + 1)
     except OverflowError:
