@@ -125,6 +125,14 @@ def archive_steps(backend: str, quick: bool) -> list[list[str]]:
             many_parts,
             *(["--seconds", "2", "--rounds", "1"] if quick else []),
         ],
+        # hide and delete one message, one sender's 1,000 beside a reader, reads with 2 % removed
+        # (on two copies of the corpus: the corpus itself is left as it is)
+        [
+            "archive_removal",
+            "--database-url",
+            corpus,
+            *(["--messages", "30", "--rounds", "1", "--repeat", "5"] if quick else []),
+        ],
     ]
     if backend == "sqlite":  # the import of a generated archive: the rate target is SQLite's
         mbox = OUT / f"archive_import_{emails}.mbox.gz"
