@@ -173,3 +173,8 @@ def test_a_reason_is_required_and_many_messages_need_confirming(engine, archive)
     assert (dry.messages, dry.dry_run) == (8, True)
     with engine.connect() as conn:
         assert conn.scalar(sa.select(sa.func.count()).select_from(hidden_emails)) == 0
+
+
+def test_an_archive_without_lists_has_no_such_message(engine):
+    with pytest.raises(RemovalRefused, match="^message <a@x> every list: no such message in the archive$"):
+        hide(engine, message_id="a@x")

@@ -122,7 +122,8 @@ def run(
     with connect(engine, write=True) as conn:
         lists = removal_scopes.lists_named(conn, scope.list_name)
         if not lists:
-            raise RemovalRefused(f"no list {scope.list_name} in the archive")
+            missing = f"no list {scope.list_name}" if scope.list_name else f"{describe_scope(scope)}: no such message"
+            raise RemovalRefused(f"{missing} in the archive")
         removal_scopes.lock_lists(conn, [row.id for row in lists])
         outcome = _chosen(conn, action, scope, lists)
         if dry_run:
