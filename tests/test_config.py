@@ -74,6 +74,7 @@ CANDIDATES = [
     "mark",
     "exclude",
     __file__,  # a readable file (SATHUB_ROBOTS_TXT)
+    "dev@example.org=kernel",  # SATHUB_PUBLIC_INBOX_NAMES
 ]
 
 

@@ -79,6 +79,10 @@ LAYERS = {
         "crawlers": ROOM,
         # taking mail out: hide, unhide, delete, their command line, pages and audit log
         "removal": ROOM,
+        # the read-only NNTP server: newsgroups of the public lists, their articles by number
+        "nntp": ROOM,
+        # public-inbox's URL forms over the archive, for b4, lei and lore's links (docs/public-inbox.md)
+        "public_inbox": ROOM,
         **dict.fromkeys(("routes", "commands"), TOP),
     },
 }
@@ -104,6 +108,8 @@ SIDEWAYS = {
     ("archive", "pages", "removal"),
     # a list's owners and moderators may remove its mail: removal asks Mailman's roster
     ("archive", "removal", "mailman"),
+    # public-inbox's Atom feeds are the archive's Atom, with public-inbox's links (feeds/render.py)
+    ("archive", "public_inbox", "feeds"),
 }
 
 # Who may speak to a database driver or build SQL: the database layer, the stores, the tables,

@@ -90,6 +90,32 @@ def _networks(value: str) -> bool:
     return True
 
 
+# Names public-inbox's forms keep for themselves (archive/public_inbox/names.py).
+RESERVED_INBOX_NAMES = frozenset(("all", "r", "_"))
+
+
+def parse_inbox_renames(text: str) -> dict[str, str]:
+    """SATHUB_PUBLIC_INBOX_NAMES as a dict (list address -> inbox name); ValueError for a pair
+    that is no `address=name`, a name used twice, or one that is no path segment of its own."""
+    renames: dict[str, str] = {}
+    for pair in filter(None, (part.strip() for part in text.split(","))):
+        address, equals, name = (side.strip() for side in pair.partition("="))
+        if not equals or "@" not in address or not name or "/" in name or name in RESERVED_INBOX_NAMES:
+            raise ValueError(pair)
+        if name in renames.values():
+            raise ValueError(name)
+        renames[address.lower()] = name
+    return renames
+
+
+def _inbox_renames(value: str) -> bool:
+    try:
+        parse_inbox_renames(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _setting(default: Any, accepts: tuple[str, Callable[[Any], bool]] | None = None, flag: str | None = None):
     """A setting's default, what it accepts (a phrase and a check), and its command-line flag."""
     return field(default=default, metadata={"accepts": accepts, "flag": flag})
@@ -222,6 +248,10 @@ class Settings:
     mailman_rest_url: str = _setting("", WEB_URL_OR_NOTHING)
     mailman_rest_user: str = _setting("", ANY_TEXT)
     mailman_rest_password: str = _setting("", ANY_TEXT)
+    # public-inbox's inbox names (docs/public-inbox.md): `address=name,…` renames a public list's
+    # inbox from its default (its address's local part when unique among public lists, else the
+    # address); a name is one path segment other than `all`, `r` and `_`.
+    public_inbox_names: str = _setting("", ("comma-separated address=name pairs", _inbox_renames))
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> Settings:

@@ -18,6 +18,8 @@ from sathub.archive.pages.attachments import Download
 from sathub.archive.pages.browse import pages
 from sathub.archive.pages.pipermail import pipermail_routes
 from sathub.archive.pages.raw import RawSource
+from sathub.archive.public_inbox.door import PublicInboxDoor
+from sathub.archive.public_inbox.site import PREFIX as PUBLIC_INBOX_PREFIX
 from sathub.archive.removal.pages import removal_routes
 from sathub.archive.search.api import SEARCH
 from sathub.archive.search.page import SearchPage
@@ -50,4 +52,6 @@ def routes() -> list[Route]:
         result.append(Route(web + "search", SearchPage(web)))
         result.extend(Route(web + pattern, door) for pattern, door in removal_routes(web).items())
         result.append(Route(web + "search/export/{name}.mbox.gz", SearchExport(web)))
+    # public-inbox's forms (docs/public-inbox.md): one door reads every path under its prefix.
+    result.append(Route(PUBLIC_INBOX_PREFIX + "{rest:path}", PublicInboxDoor()))
     return [*result, *sitemap_routes()]

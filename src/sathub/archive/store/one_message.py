@@ -24,7 +24,7 @@ from sathub.db.dialect import new_id
 
 
 def look_up(conn: Connection, address: str, email: ParsedEmail) -> Row | None:
-    """The list of posting address `address` (id, name, archive_policy, hidden_by, last_article) with, for
+    """The list of posting address `address` (id, name, archive_policy, hidden_by) with, for
     `email`: removed (its archive_removed state, or None), duplicate
     (an emails.id, or None), sender_id (None: no sender yet), parent_id and parent_thread (None: no
     archived parent), waiting, and the new email_id and thread_row_id (None when not needed)."""
@@ -55,7 +55,7 @@ def write(conn: Connection, found: Row, email: ParsedEmail) -> None:
         sender_id = sender_ids(conn, {address})[address]
     parent = None if found.parent_id is None else (found.parent_id, found.parent_thread)
     place = rethread_one(conn, found.id, found.email_id, email, parent, found.waiting, found.thread_row_id)
-    row = email_row(found.email_id, found.id, email, sender_id, place, found.last_article + 1)
+    row = email_row(found.email_id, found.id, email, sender_id, place)
     insert_emails(conn, [row], attachment_rows([(found.email_id, email)]))
     insert_sources(conn, [(found.email_id, email)])
     if found.hidden_by is not None:
@@ -105,8 +105,6 @@ def _look_up(dialect_name: str) -> sa.Select:
             lists.c.name,
             lists.c.archive_policy,
             lists.c.hidden_by,
-            # Read under the row lock below: the writer before this one has committed its numbers.
-            lists.c.last_article,
             removed.label("removed"),
             duplicate.label("duplicate"),
             sa.select(senders.c.id)
