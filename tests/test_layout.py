@@ -110,6 +110,10 @@ SIDEWAYS = {
     ("archive", "removal", "mailman"),
     # public-inbox's Atom feeds are the archive's Atom, with public-inbox's links (feeds/render.py)
     ("archive", "public_inbox", "feeds"),
+    # public-inbox's search is the archive's search (its finder, deadline and limits) and its mbox
+    # an export's stream (its slots, sending and Retry-After): lei's `POST ?q=…&x=m`
+    ("archive", "public_inbox", "search"),
+    ("archive", "public_inbox", "export"),
 }
 
 # Who may speak to a database driver or build SQL: the database layer, the stores, the tables,

@@ -176,5 +176,6 @@ def test_a_reason_is_required_and_many_messages_need_confirming(engine, archive)
 
 
 def test_an_archive_without_lists_has_no_such_message(engine):
-    with pytest.raises(RemovalRefused, match="^message <a@x> every list: no such message in the archive$"):
+    with pytest.raises(RemovalRefused) as refused:
         hide(engine, message_id="a@x")
+    assert str(refused.value) == "message <a@x> every list: no such message in the archive"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from sathub.archive.search.text import words
 
@@ -266,6 +266,7 @@ def _term(token: _Token) -> Node | None:
 
 
 _DAY = re.compile(r"(\d{4})(?:-?(\d{2})(?:-?(\d{2}))?)?")
+_SECOND = re.compile(r"[0-9]{14}")
 
 
 def _date_range(text: str, position: int) -> DateRange:
@@ -282,7 +283,15 @@ def _date_range(text: str, position: int) -> DateRange:
 
 
 def _period(text: str, position: int) -> tuple[datetime, datetime]:
-    """The first instant of the year, month or day `text` names, and the first instant after it."""
+    """The first instant of the year, month, day or second (YYYYMMDDHHMMSS: public-inbox's `dt:`,
+    public_inbox/query_syntax.py) `text` names, and the first instant after it."""
+    if _SECOND.fullmatch(text):
+        try:
+            first_second = datetime.strptime(text, "%Y%m%d%H%M%S")
+        except ValueError:
+            raise QueryError(f"{text!r} is not a date", position) from None
+        last = first_second >= datetime.max - timedelta(seconds=1)
+        return first_second, datetime.max if last else first_second + timedelta(seconds=1)
     match = _DAY.fullmatch(text)
     if match is None:
         raise QueryError(f"{text!r} is not a date: YYYY, YYYY-MM or YYYY-MM-DD", position)

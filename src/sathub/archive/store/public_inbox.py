@@ -69,6 +69,14 @@ def find_message(conn: Connection, list_ids: Sequence[int], message_id: str) -> 
     return conn.execute(_BY_MESSAGE_ID, {"message_id": message_id, "list_ids": list(list_ids)}).first()
 
 
+def placed(conn: Connection, ids: Sequence[int]) -> Sequence[Row]:
+    """The emails `ids` as a door places them (list, thread, subject, date), in arrival order."""
+    if not ids:
+        return []
+    query = sa.select(*_PLACE_COLUMNS).where(emails.c.id.in_(list(ids))).order_by(emails.c.id)
+    return conn.execute(query).all()
+
+
 def thread_candidates(conn: Connection, list_id: int, thread_pk: int | None, word: str | None) -> Sequence[Row]:
     """The list's emails of the thread `thread_pk` and those whose subject holds `word` (any case;
     the caller keeps the ones whose normalised subject is the same), in arrival order."""
