@@ -8,7 +8,7 @@ PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
 MYSQL_URL ?= mysql://root@127.0.0.1:3306/test
 PYTEST_ARGS ?=
 
-.PHONY: run shell test lint screenshots install install-test chromium nginx b4 lei bench clean
+.PHONY: run shell test lint screenshots install install-test chromium nginx b4 lei suck bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,13 +47,17 @@ b4:
 lei:
 	@command -v lei >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lei >/dev/null; }
 
+# the batch news client tests/archive/nntp/test_mirroring.py mirrors a group with (docs/archive-nntp.md)
+suck:
+	@command -v suck >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq suck >/dev/null; }
+
 # ruff (lint and format) and mypy keep the tree clean; the suite runs after them
 lint: install-test
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
-test: install-test chromium nginx b4 lei lint
+test: install-test chromium nginx b4 lei suck lint
 	@if pg_isready -q -h 127.0.0.1 2>/dev/null; then export SATHUB_TEST_POSTGRES_URL=$${SATHUB_TEST_POSTGRES_URL:-$(PG_URL)}; \
 	  elif [ "$$CI" = true ]; then echo "PostgreSQL is not running (CI=true: nothing is skipped)"; exit 1; \
 	  else echo "PostgreSQL is not running: the PostgreSQL suite is skipped"; fi; \

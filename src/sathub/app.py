@@ -16,6 +16,7 @@ from starlette.types import ASGIApp
 
 from sathub.archive.crawlers.robots import robots_route
 from sathub.archive.links import WEB_PREFIXES
+from sathub.archive.nntp.listening import nntp_listening
 from sathub.archive.routes import routes as archive_routes
 from sathub.config import Settings
 from sathub.db.engines import create_engine
@@ -70,10 +71,16 @@ class SathubApp(Starlette):
 @asynccontextmanager
 async def lifespan(app: Starlette) -> AsyncIterator[None]:
     """While the app serves: the stream's events past the retention pruned, by every serving
-    process, the orbital elements refreshed (by one process at a time), and the webhooks delivered
-    (each by one process at a time); at its end, the revision probe's connections closed."""
+    process, the orbital elements refreshed (by one process at a time), the webhooks delivered
+    (each by one process at a time) and the archive's NNTP listener, when it has a port; at its
+    end, the revision probe's connections closed."""
     try:
-        async with pruning(app), refreshing(app), webhook_delivery(app):
+        async with (
+            pruning(app),
+            refreshing(app),
+            webhook_delivery(app),
+            nntp_listening(app.state.settings, app.state.engine),
+        ):
             yield
     finally:
         app.state.answers.probe.close()

@@ -63,6 +63,7 @@ def _every_setting() -> str:
     "More connections a process may open under load. A process holds at most "
     "pool + overflow + 1; keep processes x that below PostgreSQL's max_connections.",
 )
+@_setting_option("nntp_port", "TCP port of the archive's read-only NNTP server (0: none).")
 def serve(**flags) -> None:
     """Migrate the database, load the default catalog when empty, and serve HTTP."""
     import uvicorn
@@ -71,6 +72,8 @@ def serve(**flags) -> None:
     if not settings.secret_key:
         settings = replace(settings, secret_key=os.urandom(32).hex())
     _can_listen(settings.host, settings.port)
+    if settings.nntp_port:
+        _can_listen(settings.host, settings.nntp_port)
     engine = engine_for(settings.database_url)
     added = load_default_catalog_if_empty(engine)
     if added is not None:
@@ -85,6 +88,8 @@ def serve(**flags) -> None:
         )
     os.environ.update(settings.to_env())
     click.echo(f"Serving on http://{settings.host}:{settings.port}{settings.prefix}/")
+    if settings.nntp_port:
+        click.echo(f"Serving the archive's NNTP on {settings.host}:{settings.nntp_port}")
     uvicorn.run(
         "sathub.app:app_from_env",
         factory=True,

@@ -248,6 +248,14 @@ class Settings:
     mailman_rest_url: str = _setting("", WEB_URL_OR_NOTHING)
     mailman_rest_user: str = _setting("", ANY_TEXT)
     mailman_rest_password: str = _setting("", ANY_TEXT)
+    # The archive's read-only NNTP server (docs/archive-nntp.md): the TCP port `sathub serve` listens
+    # on for it, on SATHUB_HOST (0: none); the seconds a connection may send nothing before it is
+    # closed (RFC 3977 3.1: at least 3 minutes); the most articles one OVER, XOVER, HDR or XHDR
+    # answers (the first ones of a larger range). Its connections are held to the HTTP limits'
+    # counts (SATHUB_MAX_CONNECTIONS, SATHUB_MAX_CONNECTIONS_PER_CLIENT), counted apart.
+    nntp_port: int = _setting(0, _integer(0, 65535), "--nntp-port")
+    nntp_idle_timeout: int = _setting(180, _integer(180, 86400))
+    nntp_max_range: int = _setting(10_000, _integer(1, 1_000_000))
     # public-inbox's inbox names (docs/public-inbox.md): `address=name,…` renames a public list's
     # inbox from its default (its address's local part when unique among public lists, else the
     # address); a name is one path segment other than `all`, `r` and `_`.

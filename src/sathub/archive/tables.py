@@ -30,6 +30,16 @@ mailing_lists = sa.Table(
     sa.Column("hidden_by", sa.Integer, nullable=True),
 )
 
+# The highest article number each list ever gave (migration 0028, archive/nntp/): raised by a
+# trigger as numbered mail is inserted, never lowered, so a number is never given twice. No row:
+# none given yet.
+article_counters = sa.Table(
+    "article_counters",
+    metadata,
+    sa.Column("list_id", sa.Integer, sa.ForeignKey("mailing_lists.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("last_article", sa.Integer, nullable=False),
+)
+
 senders = sa.Table(
     "senders",
     metadata,
@@ -79,7 +89,11 @@ emails = sa.Table(
     sa.Column("thread_id", sa.Integer, sa.ForeignKey("threads.id"), nullable=True),
     sa.Column("thread_order", sa.Integer, nullable=False, server_default="0"),
     sa.Column("thread_depth", sa.Integer, nullable=False, server_default="0"),
+    # Its number in the list's newsgroup (migration 0028): given by the writers in arrival order,
+    # never changed; a hidden message keeps it in hidden_emails.
+    sa.Column("article_number", sa.Integer, nullable=True),
     sa.UniqueConstraint("list_id", "message_id_hash", name="emails_list_hash"),
+    sa.Index("emails_list_article", "list_id", "article_number", unique=True),
     sa.Index("emails_thread_order", "thread_id", "thread_order"),
     sa.Index("emails_sender_archived", "sender_id", "archived_date", "id"),
     sa.Index("emails_list_archived", "list_id", "archived_date", "id"),
@@ -197,7 +211,9 @@ hidden_emails = sa.Table(
     sa.Column("thread_depth", sa.Integer, nullable=False),
     sa.Column("thread_key", sa.String(32), nullable=True),
     sa.Column("removal_id", sa.Integer, sa.ForeignKey("archive_removals.id"), nullable=False),
+    sa.Column("article_number", sa.Integer, nullable=True),
     sa.UniqueConstraint("list_id", "message_id_hash", name="hidden_emails_list_hash"),
+    sa.Index("hidden_emails_list_article", "list_id", "article_number", unique=True),
     sa.Index("hidden_emails_sender", "sender_id"),
     sa.Index("hidden_emails_list_thread", "list_id", "thread_key"),
     sa.Index("hidden_emails_removal", "removal_id"),

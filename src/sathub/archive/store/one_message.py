@@ -19,12 +19,21 @@ from sathub.archive.store.email_sources import insert_sources
 from sathub.archive.store.removals import hide_arrived
 from sathub.archive.store.rethreading import rethread_one
 from sathub.archive.store.writes import attachment_rows, email_row, insert_emails, sender_ids
-from sathub.archive.tables import NEVER, archive_removed, emails, hidden_emails, mailing_lists, senders, threads
+from sathub.archive.tables import (
+    NEVER,
+    archive_removed,
+    article_counters,
+    emails,
+    hidden_emails,
+    mailing_lists,
+    senders,
+    threads,
+)
 from sathub.db.dialect import new_id
 
 
 def look_up(conn: Connection, address: str, email: ParsedEmail) -> Row | None:
-    """The list of posting address `address` (id, name, archive_policy, hidden_by) with, for
+    """The list of posting address `address` (id, name, archive_policy, hidden_by, last_article) with, for
     `email`: removed (its archive_removed state, or None), duplicate
     (an emails.id, or None), sender_id (None: no sender yet), parent_id and parent_thread (None: no
     archived parent), waiting, and the new email_id and thread_row_id (None when not needed)."""
@@ -55,7 +64,7 @@ def write(conn: Connection, found: Row, email: ParsedEmail) -> None:
         sender_id = sender_ids(conn, {address})[address]
     parent = None if found.parent_id is None else (found.parent_id, found.parent_thread)
     place = rethread_one(conn, found.id, found.email_id, email, parent, found.waiting, found.thread_row_id)
-    row = email_row(found.email_id, found.id, email, sender_id, place)
+    row = email_row(found.email_id, found.id, email, sender_id, place, found.last_article + 1)
     insert_emails(conn, [row], attachment_rows([(found.email_id, email)]))
     insert_sources(conn, [(found.email_id, email)])
     if found.hidden_by is not None:
@@ -105,6 +114,13 @@ def _look_up(dialect_name: str) -> sa.Select:
             lists.c.name,
             lists.c.archive_policy,
             lists.c.hidden_by,
+            # Read after the list's lock is taken: the writer before has committed its numbers.
+            sa.func.coalesce(
+                sa.select(article_counters.c.last_article)
+                .where(article_counters.c.list_id == lists.c.id)
+                .scalar_subquery(),
+                0,
+            ).label("last_article"),
             removed.label("removed"),
             duplicate.label("duplicate"),
             sa.select(senders.c.id)

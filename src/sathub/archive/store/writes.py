@@ -14,7 +14,7 @@ from sathub.archive.store.email_sources import fill_missing_sources, insert_sour
 from sathub.archive.store.removal_scopes import lock_list
 from sathub.archive.store.removals import hide_arrived, removed_hashes
 from sathub.archive.store.rethreading import Place, rethread
-from sathub.archive.tables import attachments, emails, hidden_emails, senders
+from sathub.archive.tables import article_counters, attachments, emails, hidden_emails, senders
 from sathub.db.dialect import allocate_ids, as_given, insert_given, insert_ignoring_conflicts
 
 
@@ -46,9 +46,20 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
     senders_by_address = sender_ids(conn, {email.sender_address.lower() for email in new})
     ids = allocate_ids(conn, emails, len(new), shadow=hidden_emails)
     places = rethread(conn, list_id, list(zip(ids, new, strict=True)))
+    # Read after the list's row lock is taken: the writer before has committed its numbers.
+    last_article = (
+        conn.scalar(sa.select(article_counters.c.last_article).where(article_counters.c.list_id == list_id)) or 0
+    )
     email_rows = [
-        email_row(email_id, list_id, email, senders_by_address[email.sender_address.lower()], places[email_id])
-        for email_id, email in zip(ids, new, strict=True)
+        email_row(
+            email_id,
+            list_id,
+            email,
+            senders_by_address[email.sender_address.lower()],
+            places[email_id],
+            last_article + number,
+        )
+        for number, (email_id, email) in enumerate(zip(ids, new, strict=True), start=1)
     ]
     insert_emails(conn, email_rows, attachment_rows(list(zip(ids, new, strict=True))))
     insert_sources(conn, zip(ids, new, strict=True))
@@ -93,8 +104,11 @@ def _insert(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
     conn.execute(statement.returning(*table.primary_key.columns), rows).all()
 
 
-def email_row(email_id: int, list_id: int, email: ParsedEmail, sender_id: int, place: Place) -> dict:
-    """The emails row of a new email."""
+def email_row(
+    email_id: int, list_id: int, email: ParsedEmail, sender_id: int, place: Place, article_number: int
+) -> dict:
+    """The emails row of a new email; `article_number` is the list's last article number plus its
+    place among the new ones (the trigger of migration 0028 moves the list's counter up to it)."""
     return {
         "id": email_id,
         "list_id": list_id,
@@ -114,6 +128,7 @@ def email_row(email_id: int, list_id: int, email: ParsedEmail, sender_id: int, p
         "thread_id": place.thread_id,
         "thread_order": place.order,
         "thread_depth": place.depth,
+        "article_number": article_number,
     }
 
 

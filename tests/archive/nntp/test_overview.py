@@ -1,0 +1,42 @@
+"""OVER's fields from the rows (archive/nntp/overview.py)."""
+
+from datetime import datetime
+from types import SimpleNamespace
+
+from sathub.archive.nntp.overview import field_values, overview_line
+
+
+def row(**changes):
+    values = {
+        "article_number": 4,
+        "subject": "Re: hello",
+        "sender_name": "Ann Example",
+        "sender_address": "ann@example.org",
+        "date": datetime(2020, 1, 6, 10, 0, 0),
+        "message_id": "m@x",
+        "in_reply_to": "p@x",
+        "size": 321,
+    }
+    return SimpleNamespace(**(values | changes))
+
+
+def test_an_overview_line_in_overview_fmts_order():
+    assert overview_line(row(), "news.example", "org.example.dev", 4) == (
+        b"4\tRe: hello\tAnn Example <ann@example.org>\tMon, 06 Jan 2020 10:00:00 +0000\t<m@x>\t<p@x>\t321\t\t"
+        b"Xref: news.example org.example.dev:4"
+    )
+
+
+def test_asked_by_message_id_the_number_is_zero():
+    assert overview_line(row(), "n", "g", 0).startswith(b"0\t")
+
+
+def test_fields_hold_no_tab_nor_line_end_and_non_ascii_is_encoded():
+    values = field_values(row(subject="a\tb\r\nc", sender_name="Zoë", in_reply_to=None, size=None), "n", "g")
+    assert values["subject"] == "a b  c"
+    assert values["from"] == "=?utf-8?q?Zo=C3=AB?= <ann@example.org>"
+    assert values["references"] == values[":bytes"] == ""
+
+
+def test_a_sender_named_by_the_address_is_the_address():
+    assert field_values(row(sender_name="ann@example.org"), "n", "g")["from"] == "ann@example.org"
