@@ -1,6 +1,6 @@
 # make run: serve the whole thing on the embedded SQLite default at http://127.0.0.1:8000
 # make shell: a shell with the venv first on PATH, where the docs' `sathub …` commands work
-# make test: install the test dependencies (and Debian's chromium, nginx, b4 and lei), lint and type-check, and run the whole suite
+# make test: install the test dependencies (and Debian's chromium, nginx, b4, lei, suck, slrnpull and public-inbox), lint and type-check, and run the whole suite
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
@@ -8,7 +8,7 @@ PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
 MYSQL_URL ?= mysql://root@127.0.0.1:3306/test
 PYTEST_ARGS ?=
 
-.PHONY: run shell test lint screenshots install install-test chromium nginx b4 lei suck bench clean
+.PHONY: run shell test lint screenshots install install-test chromium nginx b4 lei suck slrnpull public-inbox bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,9 +47,16 @@ b4:
 lei:
 	@command -v lei >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq lei >/dev/null; }
 
-# the batch news client tests/archive/nntp/test_mirroring.py mirrors a group with (docs/archive-nntp.md)
+# the batch news clients tests/archive/nntp/test_mirroring.py mirrors a group with (docs/archive-nntp.md)
 suck:
 	@command -v suck >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq suck >/dev/null; }
+
+slrnpull:
+	@command -v slrnpull >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slrnpull >/dev/null; }
+
+# the server tests/archive/nntp/test_public_inbox_nntpd.py compares sathub's NNTP with (docs/archive-nntp.md)
+public-inbox:
+	@command -v public-inbox-nntpd >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq public-inbox >/dev/null; }
 
 # ruff (lint and format) and mypy keep the tree clean; the suite runs after them
 lint: install-test
@@ -57,7 +64,7 @@ lint: install-test
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
-test: install-test chromium nginx b4 lei suck lint
+test: install-test chromium nginx b4 lei suck slrnpull public-inbox lint
 	@if pg_isready -q -h 127.0.0.1 2>/dev/null; then export SATHUB_TEST_POSTGRES_URL=$${SATHUB_TEST_POSTGRES_URL:-$(PG_URL)}; \
 	  elif [ "$$CI" = true ]; then echo "PostgreSQL is not running (CI=true: nothing is skipped)"; exit 1; \
 	  else echo "PostgreSQL is not running: the PostgreSQL suite is skipped"; fi; \

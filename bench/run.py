@@ -133,6 +133,14 @@ def archive_steps(backend: str, quick: bool) -> list[list[str]]:
             corpus,
             *(["--messages", "30", "--rounds", "1", "--repeat", "5"] if quick else []),
         ],
+        # OVER of 10,000 articles, ARTICLE by number and 1,000 idle connections beside
+        # public-inbox-nntpd (when installed), on the corpus as one group
+        [
+            "archive_nntp",
+            "--database-url",
+            f"sqlite:///{OUT / 'archive_nntp'}.db" if backend == "sqlite" else pg_url("sathub_bench_archive_nntp"),
+            *(["--repeat", "3", "--articles", "20", "--idle", "100"] if quick else []),
+        ],
     ]
     if backend == "sqlite":  # the import of a generated archive: the rate target is SQLite's
         mbox = OUT / f"archive_import_{emails}.mbox.gz"

@@ -220,3 +220,14 @@ def test_workers_rebuild_the_same_settings_from_the_environment(values):
     environ = settings.to_env()
     assert set(environ) == {f"SATHUB_{name.upper()}" for name in FIELDS}
     assert Settings.from_env(environ) == settings
+
+
+def test_nntp_group_names_are_address_group_pairs_of_rfc_3977s_names():
+    assert config.parse_group_renames(" Dev@a.org = kernel.dev , x@y.org=x_y+1 ") == {
+        "dev@a.org": "kernel.dev",
+        "x@y.org": "x_y+1",
+    }
+    # no pair, no address, a wildmat's characters, an empty part, a space, one group for two lists
+    for wrong in ("dev@a.org", "dev=kernel", "dev@a.org=k*", "dev@a.org=a..b", "dev@a.org=a b", "a@x=n,b@x=n"):
+        with pytest.raises(SettingError):
+            Settings.from_env({"SATHUB_NNTP_GROUP_NAMES": wrong})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
@@ -111,6 +112,31 @@ def parse_inbox_renames(text: str) -> dict[str, str]:
 def _inbox_renames(value: str) -> bool:
     try:
         parse_inbox_renames(value)
+    except ValueError:
+        return False
+    return True
+
+
+# RFC 3977 4.1's advice for a newsgroup's name: dot-separated parts of letters, digits, +, - and _
+# (nothing a wildmat reads as a pattern).
+_GROUP_NAME = re.compile(r"[A-Za-z0-9+_-]+(\.[A-Za-z0-9+_-]+)*")
+
+
+def parse_group_renames(text: str) -> dict[str, str]:
+    """SATHUB_NNTP_GROUP_NAMES as a dict (list address -> newsgroup); ValueError for a pair that
+    is no `address=group`, a group named twice, or a name RFC 3977 advises against."""
+    renames: dict[str, str] = {}
+    for pair in filter(None, (part.strip() for part in text.split(","))):
+        address, equals, name = (side.strip() for side in pair.partition("="))
+        if not equals or "@" not in address or not _GROUP_NAME.fullmatch(name) or name in renames.values():
+            raise ValueError(pair)
+        renames[address.lower()] = name
+    return renames
+
+
+def _group_renames(value: str) -> bool:
+    try:
+        parse_group_renames(value)
     except ValueError:
         return False
     return True
@@ -256,6 +282,9 @@ class Settings:
     nntp_port: int = _setting(0, _integer(0, 65535), "--nntp-port")
     nntp_idle_timeout: int = _setting(180, _integer(180, 86400))
     nntp_max_range: int = _setting(10_000, _integer(1, 1_000_000))
+    # `address=group,…` renames a public list's newsgroup from lore's name (its domain reversed,
+    # then its local part).
+    nntp_group_names: str = _setting("", ("comma-separated address=group pairs", _group_renames))
     # public-inbox's inbox names (docs/public-inbox.md): `address=name,…` renames a public list's
     # inbox from its default (its address's local part when unique among public lists, else the
     # address); a name is one path segment other than `all`, `r` and `_`.

@@ -1,6 +1,7 @@
-"""A batch news client mirrors a group (Debian's `suck`, installed by `make suck`): every article
-it stores is the message `/raw` serves, byte for byte, with the three headers the server adds; a
-second run, from the high water mark suck kept, takes only the mail archived since."""
+"""Batch news clients mirror a group (Debian's `suck` and `slrnpull`, installed by `make suck` and
+`make slrnpull`): every article each stores is the message `/raw` serves, byte for byte, with the
+three headers the server adds; a second run, from the high water mark it kept, takes only the mail
+archived since."""
 
 from __future__ import annotations
 
@@ -72,3 +73,34 @@ def test_suck_mirrors_a_group_and_each_article_is_the_raw_source(engine, client,
         new = [article for name, article in second.items() if name not in first]
         assert len(new) == 1 and b"Message-ID: <later@x>" in new[0]
         assert f"Xref: {SERVER} {GROUP}:{len(MESSAGES) + 1}".encode() in new[0]
+
+
+def slrnpull(port: int, spool: Path) -> dict[str, bytes]:
+    """Run slrnpull once on its spool; the articles it stored by now, by number."""
+    binary = shutil.which("slrnpull")
+    assert binary, "Debian's slrnpull is missing: `make slrnpull` installs it (apt-get install slrnpull)"
+    (spool / "slrnpull.conf").write_text(f"{GROUP} 0 0 0\n")  # every article, none expired
+    command = [binary, "-d", str(spool), "-h", f"127.0.0.1:{port}", "--no-post"]
+    subprocess.run(command, check=True, capture_output=True, timeout=60)
+    folder = spool / "news" / Path(*GROUP.split("."))
+    return {path.name: path.read_bytes() for path in folder.iterdir() if path.name.isdigit()}
+
+
+def test_slrnpull_mirrors_a_group_into_its_spool_and_each_article_is_the_raw_source(engine, client, tmp_path):
+    for message in MESSAGES:
+        assert archive_live(engine, message).new
+    with listening(engine) as port:
+        first = slrnpull(port, tmp_path)
+        assert sorted(first) == [str(number) for number in range(1, len(MESSAGES) + 1)]
+        for number, message in enumerate(MESSAGES, start=1):  # a file per article, named by its number
+            article = first[str(number)]
+            assert f"\nXref: {SERVER} {GROUP}:{number}\n".encode() in article
+            message_id = message.split(b"Message-ID: <", 1)[1].split(b">", 1)[0].decode()
+            raw = client.get(f"/archive/list/dev@example.org/message/{message_id_hash(message_id)}/raw")
+            assert raw.status_code == 200
+            assert without_news_headers(article) == raw.content.replace(b"\r\n", b"\n")  # LF in the spool
+        for name in first:  # gone from the spool: a second run fetching them again would show
+            (tmp_path / "news" / Path(*GROUP.split(".")) / name).unlink()
+        assert archive_live(engine, LATER).new
+        second = slrnpull(port, tmp_path)
+        assert list(second) == [str(len(MESSAGES) + 1)] and b"Message-ID: <later@x>" in second[str(len(MESSAGES) + 1)]

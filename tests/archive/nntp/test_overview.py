@@ -1,13 +1,13 @@
 """OVER's fields from the rows (archive/nntp/overview.py)."""
 
 from datetime import datetime
-from types import SimpleNamespace
 
-from sathub.archive.nntp.overview import field_values, overview_line
+from sathub.archive.nntp.overview import ROW_COLUMNS, field_values, overview_line
 
 
 def row(**changes):
     values = {
+        "list_id": 1,
         "article_number": 4,
         "subject": "Re: hello",
         "sender_name": "Ann Example",
@@ -17,18 +17,18 @@ def row(**changes):
         "in_reply_to": "p@x",
         "size": 321,
     }
-    return SimpleNamespace(**(values | changes))
+    return tuple((values | changes)[column] for column in ROW_COLUMNS)
 
 
 def test_an_overview_line_in_overview_fmts_order():
-    assert overview_line(row(), "news.example", "org.example.dev", 4) == (
+    assert overview_line(row(), "news.example", "org.example.dev") == (
         b"4\tRe: hello\tAnn Example <ann@example.org>\tMon, 06 Jan 2020 10:00:00 +0000\t<m@x>\t<p@x>\t321\t\t"
         b"Xref: news.example org.example.dev:4"
     )
 
 
 def test_asked_by_message_id_the_number_is_zero():
-    assert overview_line(row(), "n", "g", 0).startswith(b"0\t")
+    assert overview_line(row(), "n", "g", by_message_id=True).startswith(b"0\t")
 
 
 def test_fields_hold_no_tab_nor_line_end_and_non_ascii_is_encoded():

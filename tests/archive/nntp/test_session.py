@@ -225,6 +225,20 @@ def test_over_answers_at_most_its_range_cap(engine):
         assert [n for n, _ in news.over((4, 5))[1]] == [4, 5]
 
 
+def test_a_setting_renames_a_group_everywhere_it_is_named(engine):
+    archive_live(engine, A)
+    archive_live(engine, B, "users@example.org")
+    renames = "Dev@Example.org=example.renamed"
+    with listening(engine, nntp_group_names=renames) as port, nntplib.NNTP("127.0.0.1", port, timeout=10) as news:
+        assert [g.group for g in news.list()[1]] == ["example.renamed", "org.example.users"]
+        assert news.group("example.renamed")[1:4] == (1, 1, 1)
+        with pytest.raises(nntplib.NNTPTemporaryError, match=r"^411"):
+            news.group(GROUP)  # lore's name is the rename's now
+        assert f"Xref: {SERVER} example.renamed:1".encode() in news.article(1)[1].lines
+        assert b"Newsgroups: example.renamed" in news.article("<a@x>")[1].lines
+        assert news.over((1, 1))[1][0][1]["xref"] == f"{SERVER} example.renamed:1"
+
+
 def test_hdr_and_xhdr_from_the_rows_and_from_the_sources(news, raw):
     news.group(GROUP)
     assert news.xhdr("subject", "1-3")[1] == [("1", "first"), ("2", "Re: first"), ("3", "third")]

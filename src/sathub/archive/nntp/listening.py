@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from sathub.archive.nntp.reads import Site
 from sathub.archive.nntp.session import GREETING, Session
-from sathub.config import Settings
+from sathub.config import Settings, parse_group_renames
 from sathub.db.engines import Engine
 from sathub.server.line_server import LineLimits, LineServer, Replies
 
@@ -36,7 +36,8 @@ def server_name(settings: Settings) -> str:
 
 def nntp_server(settings: Settings, engine: Engine) -> LineServer:
     """The listener's sessions and limits, not listening yet."""
-    site = Site(engine, server_name(settings), settings.nntp_max_range)
+    renames = parse_group_renames(settings.nntp_group_names)
+    site = Site(engine, server_name(settings), settings.nntp_max_range, renames)
     limits = LineLimits(
         max_line=MAX_COMMAND_LINE,
         idle_timeout=settings.nntp_idle_timeout,

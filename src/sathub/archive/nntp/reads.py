@@ -4,7 +4,7 @@ loop). Only lists anyone may read are groups; a Message-ID of any other list is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sathub.archive.mail.kept_source import source_of
@@ -17,34 +17,40 @@ from sathub.db.engines import Engine, Row, connect
 
 @dataclass(frozen=True, slots=True)
 class Site:
-    """What every session of a listener shares: the database, the name in Xref and Path, and the
-    most articles one OVER, HDR or their X-forms answers (the first ones of a larger range)."""
+    """What every session of a listener shares: the database, the name in Xref and Path, the
+    most articles one OVER, HDR or their X-forms answers (the first ones of a larger range), and
+    the groups renamed (list address -> group: SATHUB_NNTP_GROUP_NAMES)."""
 
     engine: Engine
     server: str
     max_range: int
+    renames: dict[str, str] = field(default_factory=dict)
+
+    def group_of(self, address: str) -> str:
+        """The newsgroup of a list: its name in `renames`, else lore's."""
+        return self.renames.get(address.lower()) or group_name(address)
 
 
-def _group(row: Row, count: int | None) -> Group:
+def _group(site: Site, row: Row, count: int | None) -> Group:
     low, high = numbers(1 if count is None else count, row.first_article, row.last_article)
     # One line without tabs; the list's address when it has none (a client drops an empty one).
     description = " ".join((row.description or row.display_name or row.name).split())
-    return Group(group_name(row.name), row.id, count or 0, low, high, description)
+    return Group(site.group_of(row.name), row.id, count or 0, low, high, description)
 
 
 def all_groups(site: Site) -> list[Group]:
     """Every group, by name (their counts are not read: LIST and NEWGROUPS do not show them)."""
     with connect(site.engine) as conn:
         rows = newsgroups.readable_lists(conn)
-    return sorted((_group(row, None) for row in rows), key=lambda group: group.name)
+    return sorted((_group(site, row, None) for row in rows), key=lambda group: group.name)
 
 
 def find_group(site: Site, name: str) -> Group | None:
     """The group of that name, its count read."""
     with connect(site.engine, snapshot=True) as conn:
         for row in newsgroups.readable_lists(conn):
-            if group_name(row.name) == name:
-                return _group(row, newsgroups.article_count(conn, row.id))
+            if site.group_of(row.name) == name:
+                return _group(site, row, newsgroups.article_count(conn, row.id))
     return None
 
 
@@ -91,14 +97,14 @@ def article_by_message_id(site: Site, message_id: str, part: str, current: Group
             return None
         if part == "STAT":
             return Article(row.article_number, row.message_id, [])
-        return _article(conn, site, row, part, group_name(newsgroups.list_name(conn, row.list_id)))
+        return _article(conn, site, row, part, site.group_of(newsgroups.list_name(conn, row.list_id)))
 
 
 def overview_lines(site: Site, group: Group, low: int, high: int) -> list[bytes]:
     """OVER's lines of the group's articles from `low` to `high` (at most site.max_range)."""
     with connect(site.engine) as conn:
         rows = newsgroups.overview(conn, group.list_id, low, high, site.max_range)
-    return [overview_line(row, site.server, group.name, row.article_number) for row in rows]
+    return [overview_line(row, site.server, group.name) for row in rows]
 
 
 def overview_of_message_id(site: Site, message_id: str, current: Group | None) -> bytes | None:
@@ -107,8 +113,8 @@ def overview_of_message_id(site: Site, message_id: str, current: Group | None) -
         row = newsgroups.overview_by_message_id(conn, message_id, current.list_id if current else None)
         if row is None:
             return None
-        group = group_name(newsgroups.list_name(conn, row.list_id))
-    return overview_line(row, site.server, group, 0)
+        group = site.group_of(newsgroups.list_name(conn, row.list_id))
+    return overview_line(row, site.server, group, by_message_id=True)
 
 
 def _header_value(source: bytes, field: str) -> str:
@@ -153,7 +159,7 @@ def header_of_message_id(site: Site, field: str, message_id: str, current: Group
         row = newsgroups.article_by_message_id(conn, message_id, current.list_id if current else None)
         if row is None:
             return None
-        group = group_name(newsgroups.list_name(conn, row.list_id))
+        group = site.group_of(newsgroups.list_name(conn, row.list_id))
         if name in ROW_FIELDS:
             overview_row = newsgroups.overview_by_message_id(conn, message_id, row.list_id)
             value = field_values(overview_row, site.server, group)[name]
@@ -167,7 +173,7 @@ def new_groups(site: Site, since: datetime) -> list[Group]:
     """The groups whose lists were created at `since` or later."""
     with connect(site.engine) as conn:
         rows = newsgroups.readable_lists(conn)
-    return sorted((_group(row, None) for row in rows if row.created_at >= since), key=lambda group: group.name)
+    return sorted((_group(site, row, None) for row in rows if row.created_at >= since), key=lambda group: group.name)
 
 
 def new_message_ids(site: Site, groups: list[Group], since: datetime) -> list[str]:

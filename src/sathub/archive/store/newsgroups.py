@@ -91,7 +91,7 @@ _ARTICLE = sa.select(
     email_sources.c.data,
 ).select_from(emails.outerjoin(email_sources, email_sources.c.email_id == emails.c.id))
 
-# What an overview line is made of (nntp/overview.py).
+# What an overview line is made of, in nntp/overview.py's ROW_COLUMNS order (it reads them by position).
 _OVERVIEW = sa.select(
     emails.c.list_id,
     emails.c.article_number,
