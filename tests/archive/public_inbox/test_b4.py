@@ -21,6 +21,10 @@ from sathub.archive.store import email_sources, public_inbox
 from tests.archive.corpus import CORPUS_GROUP
 from tests.live_server import sathub_server
 
+# The clients fetch more threads and searches a minute than a reader's budget holds; the budgets
+# are tested in test_search.py.
+UNBUDGETED = {"SATHUB_EXPORT_BUDGET": "0", "SATHUB_SEARCH_BUDGET": "0"}
+
 KEY = "k3y-for-b4"
 # python-committers' "Azure build operations", eight messages: its root, a reply, the last one.
 AZURE = [
@@ -73,7 +77,7 @@ def message_id_of(entry: bytes) -> str:
 
 @CORPUS_GROUP
 def test_b4_mbox_gives_each_message_as_archived(corpus, tmp_path):
-    with sathub_server(corpus.engine.url.render_as_string(hide_password=False)) as site:
+    with sathub_server(corpus.engine.url.render_as_string(hide_password=False), env=UNBUDGETED) as site:
         for n, message_id in enumerate(AZURE):
             run_b4(site, tmp_path / f"run{n}", "mbox", "-n", "thread.mbox", message_id)
             got = {
@@ -112,7 +116,7 @@ def test_b4_am_of_an_archived_series_applies(database_url, engine, tmp_path):
     git(work, "format-patch", "-q", "--cover-letter", "--thread", "-o", str(tmp_path / "series"), base)
     patches = sorted((tmp_path / "series").glob("*.patch"))
     assert len(patches) == 3
-    env = {"SATHUB_ARCHIVER_KEY": KEY}
+    env = {"SATHUB_ARCHIVER_KEY": KEY, **UNBUDGETED}
     with sathub_server(database_url, env=env) as site:
         for patch in patches:
             message = patch.read_bytes().split(b"\n", 1)[1]  # without format-patch's mbox From line

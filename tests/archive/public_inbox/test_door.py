@@ -51,14 +51,14 @@ PUBLIC_INBOX_ANSWERS = {
 
 @pytest.fixture
 def corpus_client(corpus):
-    settings = Settings(database_url=str(corpus.engine.url), base_url=BASE)
+    settings = Settings(database_url=str(corpus.engine.url), base_url=BASE, export_budget=0)
     with TestClient(create_app(settings, engine=corpus.engine), base_url=BASE) as client:
         yield client
 
 
 @pytest.fixture
 def client_on(engine):
-    with TestClient(create_app(Settings(base_url=BASE), engine=engine), base_url=BASE) as client:
+    with TestClient(create_app(Settings(base_url=BASE, export_budget=0), engine=engine), base_url=BASE) as client:
         yield client
 
 

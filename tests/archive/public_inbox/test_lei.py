@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from tests.archive.corpus import CORPUS_GROUP
+from tests.archive.public_inbox.test_b4 import UNBUDGETED
 from tests.live_server import sathub_server
 
 LIST = "python-committers@python.org"
@@ -90,7 +91,7 @@ def lei_home(tmp_path):
 
 @CORPUS_GROUP
 def test_lei_finds_what_sathub_search_finds(corpus, lei_home):
-    with sathub_server(corpus.engine.url.render_as_string(hide_password=False)) as site:
+    with sathub_server(corpus.engine.url.render_as_string(hide_password=False), env=UNBUDGETED) as site:
         inbox_url = f"{site}/pi/python-committers/"
         for arguments, query in QUERIES:
             expected = sathub_found(site, query)
@@ -100,7 +101,7 @@ def test_lei_finds_what_sathub_search_finds(corpus, lei_home):
 
 @CORPUS_GROUP
 def test_lei_threads_gives_each_match_whole_thread(corpus, lei_home):
-    with sathub_server(corpus.engine.url.render_as_string(hide_password=False)) as site:
+    with sathub_server(corpus.engine.url.render_as_string(hide_password=False), env=UNBUDGETED) as site:
         inbox_url = f"{site}/pi/python-committers/"
         alone = lei_found(inbox_url, lei_home, f"m:{AZURE_ROOT}")
         threads = lei_found(inbox_url, lei_home, "--threads", f"m:{AZURE_ROOT}")

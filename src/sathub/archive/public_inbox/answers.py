@@ -1,12 +1,13 @@
 """What each of public-inbox's forms answers, from one connection (called in a worker thread by
 door.py): the redirects, the message page (300 for a Message-ID no inbox here holds), the raw
-source and the thread's mbox (public-inbox's mboxrd: mboxrd.py), the thread pages and Atom feeds.
+source (public-inbox's mboxrd: mboxrd.py) and what the thread's mbox holds (sent by mboxes.py), the
+thread pages and Atom feeds.
 Status codes, content types and headers are public-inbox-httpd 1.9's (docs/public-inbox.md)."""
 
 from __future__ import annotations
 
-import contextlib
 import re
+from array import array
 from datetime import UTC, datetime
 
 from starlette.responses import RedirectResponse, Response
@@ -16,7 +17,8 @@ from sathub.archive.feeds.render import FeedContent, atom
 from sathub.archive.mail.headers import modern_text
 from sathub.archive.mail.kept_source import source_of
 from sathub.archive.mail.message import first_headers, parse_message
-from sathub.archive.public_inbox.mboxrd import gzip_mbox, one_message, split
+from sathub.archive.public_inbox.mboxes import Mbox
+from sathub.archive.public_inbox.mboxrd import one_message, split
 from sathub.archive.public_inbox.paths import SLASHLESS, Target, message_id_spellings
 from sathub.archive.public_inbox.site import Inboxes
 from sathub.archive.public_inbox.thread_rule import same_thread, searched_word
@@ -54,7 +56,7 @@ def answer(conn: Connection, inboxes: Inboxes, target: Target, offset: int) -> R
         )  # fmt: skip
     if target.kind == "new_atom":
         newest = public_inbox.newest(conn, list_ids, FEED_ENTRIES)
-        return _feed(conn, inboxes, inbox, newest, inboxes.inbox_url(inbox) + "new.atom", f"public inbox {inbox}")
+        return feed(conn, inboxes, inbox, newest, inboxes.inbox_url(inbox) + "new.atom", f"public inbox {inbox}")
     segment = target.message_id or ""
     if target.kind == "message_slash":
         return RedirectResponse(inboxes.inbox_url(inbox) + segment + "/", 301)
@@ -68,12 +70,10 @@ def answer(conn: Connection, inboxes: Inboxes, target: Target, offset: int) -> R
     if target.form == "raw":
         return _raw(conn, message)
     thread = thread_of(conn, message)
-    if target.form == "t.mbox.gz":
-        return _thread_mbox(conn, thread)
     if target.form == "t.atom":
         newest = sorted(thread, key=lambda row: (row.date, row.id), reverse=True)[:FEED_ENTRIES]
         url = inboxes.message_url(inbox, message.message_id, "t.atom")
-        return _feed(conn, inboxes, inbox, newest, url, message.subject)
+        return feed(conn, inboxes, inbox, newest, url, message.subject)
     shown = [message.id] if target.form == "" else [row.id for row in thread]
     texts = {row.id: row for row in public_inbox.message_rows(conn, shown)}
     if target.form == "":
@@ -88,6 +88,17 @@ def answer(conn: Connection, inboxes: Inboxes, target: Target, offset: int) -> R
         "pi_thread.html", inboxes=inboxes, inbox=inbox, message=message, nested=nested,
         emails=[texts[row.id] for row in sorted(thread, key=order)],
     )  # fmt: skip
+
+
+def thread_mbox(conn: Connection, inboxes: Inboxes, target: Target) -> tuple[str, Mbox]:
+    """`<mid>/t.mbox.gz`: its file name (the thread's first subject) and its messages, public-inbox's
+    thread in arrival order (ArchiveError 404 for an unknown inbox or Message-ID)."""
+    list_ids = inboxes.list_ids(target.inbox or "")
+    message = _find(conn, list_ids, target.message_id or "") if list_ids is not None else None
+    if message is None:
+        raise ArchiveError(404)
+    thread = thread_of(conn, message)
+    return file_name(thread[0].subject), Mbox(array("q", [row.id for row in thread]))
 
 
 def thread_of(conn: Connection, message: Row) -> list[Row]:
@@ -160,16 +171,6 @@ def _raw(conn: Connection, message: Row) -> Response:
     return Response(one_message(source), 200, headers)
 
 
-def _thread_mbox(conn: Connection, thread: list[Row]) -> Response:
-    chunks = email_sources.export_chunks(lambda: contextlib.nullcontext(conn), None, ids=[row.id for row in thread])
-    sources = ([source_of(row, rebuilt.get(row.id, ())) for row in rows] for rows, rebuilt in chunks)
-    headers = {
-        "Content-Type": "application/gzip",
-        "Content-Disposition": f"inline; filename={file_name(thread[0].subject)}.mbox.gz",
-    }
-    return Response(b"".join(gzip_mbox(sources)), 200, headers)
-
-
 def _shown_headers(row: Row) -> list[tuple[str, str]]:
     """The header fields a message page shows, decoded, from its source (or its stored fields)."""
     if row.data is None:
@@ -179,7 +180,9 @@ def _shown_headers(row: Row) -> list[tuple[str, str]]:
     return [(name, modern_text(name.lower(), fields[name.lower()])) for name in SHOWN_HEADERS if name.lower() in fields]
 
 
-def _feed(conn: Connection, inboxes: Inboxes, inbox: str, rows, url: str, title: str) -> Response:
+def feed(conn: Connection, inboxes: Inboxes, inbox: str, rows, url: str, title: str, page: str = "") -> Response:
+    """Atom of `rows` (id, message_id; in the feed's order), at `url`, its page `page` (the inbox's
+    when none is given)."""
     message_ids = {row.id: row.message_id for row in rows}
     items = feeds.items_by_ids(conn, list(message_ids))
 
@@ -188,7 +191,7 @@ def _feed(conn: Connection, inboxes: Inboxes, inbox: str, rows, url: str, title:
         return page, inboxes.inbox_url(inbox), page + "T/#u"
 
     updated = max((item.date for item in items), default=datetime(1970, 1, 1, tzinfo=UTC).replace(tzinfo=None))
-    content = FeedContent(title, "", inboxes.inbox_url(inbox), url, url, updated, items)
+    content = FeedContent(title, "", page or inboxes.inbox_url(inbox), url, url, updated, items)
     return Response(atom(content, links), 200, {"Content-Type": "application/atom+xml"})
 
 

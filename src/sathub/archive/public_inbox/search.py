@@ -8,47 +8,41 @@ inbox for), with public-inbox 1.9's parameters:
     r     relevance order (the page; the mbox is newest arrival first whatever r, as 1.9's)
     t=1   with x=m: each match's whole thread (public-inbox's rule, thread_rule.py)
     x=m   with POST: the mbox; with GET, the page saying so, as public-inbox's
+    x=t   the page nested: each result whole, with the message it replies to
+    x=A   the page's results as Atom
 
 The query goes through sathub's one search reader (search/request.py's read_query and
-search/results.py's find: its limits, its deadline), the page spends one search of the client's
-budget, the mbox one export and an export slot (export/slots.py), streamed as an export is
-(export/sending.py)."""
+search/results.py's find: its limits, its deadline), a page (whatever its view) spends one search
+of the client's budget (the door spends it), the mbox is mboxes.py's (one export, a slot,
+streamed)."""
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from urllib.parse import quote
 
-from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sathub.archive.budgets.spending import EXPORT, spend
 from sathub.archive.edge import ArchiveError
-from sathub.archive.export.endpoint import RETRY_AFTER
-from sathub.archive.export.sending import ExportAnswer
-from sathub.archive.export.slots import SLOTS
-from sathub.archive.mail.kept_source import source_of
-from sathub.archive.public_inbox.answers import file_name, thread_of
-from sathub.archive.public_inbox.mboxrd import gzip_mbox
+from sathub.archive.public_inbox.answers import feed, file_name, thread_of
+from sathub.archive.public_inbox.mboxes import Mbox, send
 from sathub.archive.public_inbox.query_syntax import translate
 from sathub.archive.public_inbox.site import Inboxes
 from sathub.archive.search.query import QueryError
 from sathub.archive.search.request import Query, SearchRequest, read_query
 from sathub.archive.search.results import TOO_COSTLY, find
 from sathub.archive.store import public_inbox, search
-from sathub.archive.store.email_sources import export_chunks
 from sathub.archive.store.listing import Page
 from sathub.archive.store.search_deadline import SearchTooCostly, deadline
 from sathub.archive.web_door import HEADERS, render_page
-from sathub.db.engines import Connection, connect
-from sathub.web import client_address, engine_of, in_thread, settings_of
+from sathub.db.engines import Connection, Row
+from sathub.web import settings_of
 
 PER_PAGE = 200  # public-inbox's SearchQuery $LIM: a page's results, and the most `l` may ask
-NO_RESULTS = "No results found\n"  # public-inbox's 404 of an mbox that matches nothing
+VIEWS = ("t", "A")  # x=t: the results nested by thread; x=A: Atom (else the summary)
 
 
 @dataclass(frozen=True)
@@ -62,6 +56,7 @@ class Asked:
     relevance: bool
     threads: bool
     mbox: bool
+    view: str = ""
 
     @property
     def ascending(self) -> bool:
@@ -104,6 +99,7 @@ def read_search(params: Mapping[str, str]) -> Asked | None:
         _flag(params, "r"),
         _flag(params, "t"),
         params.get("x") == "m",
+        params.get("x", "") if params.get("x") in VIEWS else "",
     )
 
 
@@ -114,18 +110,29 @@ def results_page(conn: Connection, request: Request, inboxes: Inboxes, inbox: st
     mlist = inboxes.names.get(inbox)  # None: `all`, every public list
     wanted = SearchRequest(asked.query, mlist, sort, Page(asked.limit, asked.start))
     found, _ = find(conn, wanted, settings.search_count_limit, settings.search_timeout_ms)
+    rows = list(zip(found.rows, found.scores, strict=True))
+    if asked.view == "A" and found.rows:
+        url = f"{inboxes.inbox_url(inbox)}?{_query_string({'q': asked.text}, 0, PER_PAGE)}"
+        return feed(conn, inboxes, inbox, found.rows, url + "&x=A", f"{asked.text} - search results", url)
     names = {address: name for name, address in inboxes.names.items()}  # a row's list_name is its address
     shown = inbox if inbox in inboxes.names else None
     body = render_page(
-        "pi_search.html", inboxes=inboxes, inbox=shown, searched=inbox, asked=asked, found=found,
-        names=names, links=_links(asked, found.count), rows=list(zip(found.rows, found.scores, strict=True)),
+        "pi_search.html", inboxes=inboxes, inbox=shown, searched=inbox, asked=asked, found=found, names=names,
+        links=_links(asked, found.count), rows=_nested(conn, rows) if asked.view == "t" else rows,
     )  # fmt: skip
     return Response(body, 200 if found.rows or asked.start else 404, HEADERS)
 
 
+def _nested(conn: Connection, rows: Sequence[tuple[Row, float | None]]) -> list[tuple[Row, float | None, str | None]]:
+    """public-inbox's x=t: each result whole, in the results' order, with the Message-ID of the
+    message it replies to (its place in its thread; None for a thread's first)."""
+    parents = {row.id: row.in_reply_to for row in public_inbox.placed(conn, [row.id for row, _ in rows])}
+    return [(row, score, parents.get(row.id)) for row, score in rows]
+
+
 def _links(asked: Asked, total: int) -> dict[str, str]:
     """The next and previous pages' offsets (SearchView::search_nav_bot), as query strings."""
-    common = {"q": asked.text, **({"r": ""} if asked.relevance else {})}
+    common = {"q": asked.text, **({"r": ""} if asked.relevance else {}), **({"x": "t"} if asked.view == "t" else {})}
     links: dict[str, str] = {}
     if asked.offset >= 0:
         if asked.offset + asked.limit < total:
@@ -147,34 +154,19 @@ def _query_string(common: dict[str, str], offset: int, limit: int) -> str:
         parts.append(f"o={offset}")
     if limit != PER_PAGE:
         parts.append(f"l={limit}")
+    if "x" in common:
+        parts.append(f"x={common['x']}")
     return "&".join(parts)
 
 
 async def results_mbox(request: Request, list_ids: list[int], asked: Asked) -> Response:
     """Every match (with `t`, each one's thread) as public-inbox's mboxrd, gzip, newest arrival
-    first, streamed in an export slot; 404 `No results found` when nothing matches."""
-    await run_in_threadpool(spend, request, EXPORT)
-    settings, client = settings_of(request), client_address(request)
-    refusal = SLOTS.take(client, settings.max_exports)
-    if refusal is not None:
-        raise ArchiveError(503, refusal, headers={"Retry-After": RETRY_AFTER})
-    release = partial(SLOTS.give_back, client)
-    try:
-        ids = await in_thread(request, _mbox_ids, list_ids, asked, settings.search_timeout_ms)
-    except BaseException:
-        release()
-        raise
-    if not ids:
-        release()
-        return Response(NO_RESULTS, 404, {"Content-Type": "text/plain"})
+    first, streamed (mboxes.py); 404 `No results found` when nothing matches."""
     name = file_name(("results-thread-" if asked.threads else "results-") + asked.text)
-    headers = {"Content-Type": "application/gzip", "Content-Disposition": f"inline; filename={name}.mbox.gz"}
-    sources = _in_order(export_chunks(partial(connect, engine_of(request)), None, ids=ids), ids)
-    body = iterate_in_threadpool(gzip_mbox(sources))
-    return ExportAnswer(body, headers, release, settings.export_write_timeout)
+    return await send(request, name, _mbox_ids, list_ids, asked, settings_of(request).search_timeout_ms)
 
 
-def _mbox_ids(conn: Connection, list_ids: list[int], asked: Asked, deadline_ms: int) -> array:
+def _mbox_ids(conn: Connection, list_ids: list[int], asked: Asked, deadline_ms: int) -> Mbox:
     """The ids the mbox holds, in its order: the matches, newest arrival first (public-inbox's
     docid order); with `threads`, each match's thread in arrival order in their place, once."""
     try:
@@ -185,7 +177,7 @@ def _mbox_ids(conn: Connection, list_ids: list[int], asked: Asked, deadline_ms: 
         raise ArchiveError(400, TOO_COSTLY.format(ms=stopped.milliseconds)) from stopped
     matches = sorted(found, reverse=True)
     if not asked.threads:
-        return array("q", matches)
+        return Mbox(array("q", matches))
     ordered: list[int] = []
     seen: set[int] = set()
     places = {row.id: row for row in public_inbox.placed(conn, matches)}
@@ -196,11 +188,4 @@ def _mbox_ids(conn: Connection, list_ids: list[int], asked: Asked, deadline_ms: 
             if row.id not in seen:
                 seen.add(row.id)
                 ordered.append(row.id)
-    return array("q", ordered)
-
-
-def _in_order(chunks, ids: array) -> Iterator[list[bytes]]:
-    """The sources of export_chunks' chunks (each a slice of `ids`, read ascending) in `ids`' order."""
-    place = {email_id: index for index, email_id in enumerate(ids)}
-    for rows, rebuilt in chunks:
-        yield [source_of(row, rebuilt.get(row.id, ())) for row in sorted(rows, key=lambda row: place[row.id])]
+    return Mbox(array("q", ordered))

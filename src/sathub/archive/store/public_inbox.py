@@ -16,7 +16,7 @@ from sathub.archive.tables import READABLE_LIST, email_sources, emails, mailing_
 _PUBLIC_LISTS = sa.select(mailing_lists.c.id, mailing_lists.c.name).where(READABLE_LIST).order_by(mailing_lists.c.id)
 
 # What a public-inbox door needs of a message to place it: its list, its HyperKitty thread, its
-# subject (public-inbox's thread adds the same normalised subject), and its date.
+# subject (public-inbox's thread adds the same normalised subject), its date and its parent.
 _PLACE_COLUMNS = (
     emails.c.id,
     emails.c.list_id,
@@ -29,6 +29,7 @@ _PLACE_COLUMNS = (
     emails.c.sender_name,
     emails.c.sender_address,
     emails.c.date,
+    emails.c.in_reply_to,
 )
 # The first archived of the Message-ID's emails on the lists given (a cross-posted message is on
 # several): `emails_message_id`.
@@ -67,6 +68,14 @@ def find_message(conn: Connection, list_ids: Sequence[int], message_id: str) -> 
     if not list_ids:
         return None
     return conn.execute(_BY_MESSAGE_ID, {"message_id": message_id, "list_ids": list(list_ids)}).first()
+
+
+def holds_mail(conn: Connection, list_ids: Sequence[int]) -> bool:
+    """Whether any of the lists `list_ids` holds an email."""
+    if not list_ids:
+        return False
+    query = sa.select(emails.c.id).where(emails.c.list_id.in_(list(list_ids))).limit(1)
+    return conn.execute(query).first() is not None
 
 
 def placed(conn: Connection, ids: Sequence[int]) -> Sequence[Row]:
@@ -118,7 +127,6 @@ def message_rows(conn: Connection, ids: Sequence[int]) -> Sequence[Row]:
         sa.select(
             *_PLACE_COLUMNS,
             emails.c.content,
-            emails.c.in_reply_to,
             email_sources.c.compression,
             email_sources.c.size,
             email_sources.c.data,
