@@ -13,6 +13,7 @@ from sathub import db
 from sathub.archive.removal.operations import DELETE, run, scope_of
 from sathub.archive.store.compaction import ARCHIVE_TABLES, compact
 from tests.archive.api_fixtures import MAIL, seed_archive
+from tests.conftest import BACKENDS
 
 DEV = "dev@example.org"
 
@@ -55,9 +56,8 @@ def vacuumed(engine) -> set[str]:
         return set(conn.scalars(sa.text("SELECT relname FROM pg_stat_user_tables WHERE last_vacuum IS NOT NULL")))
 
 
+@pytest.mark.parametrize("database_url", [BACKENDS[1]], indirect=True)
 def test_postgres_archive_tables_are_vacuumed(engine, archive):
-    if engine.dialect.name != "postgresql":
-        pytest.skip("VACUUM of PostgreSQL's tables")
     delete_every_welcome(engine)
     assert not vacuumed(engine) & set(ARCHIVE_TABLES)  # a fresh database of this session
     done = compact(engine)

@@ -18,6 +18,7 @@ from sathub.archive.store.revisions import archive_revision, list_revision
 from sathub.archive.tables import attachments, email_sources, emails, mailing_lists, senders, threads
 from tests.archive.api_fixtures import DEV, MAIL
 from tests.archive.messages import raw_message
+from tests.conftest import BACKENDS
 
 
 def revision(engine, name: str = DEV) -> int:
@@ -129,9 +130,8 @@ def row_versions_written(conn) -> int:
     ).scalar_one()
 
 
-def postgresql_only(engine) -> None:
-    if engine.dialect.name != "postgresql":
-        pytest.skip("SQLite's row triggers update the list's row per row written (no dead row versions there)")
+# SQLite's row triggers update the list's row per row written: it leaves no dead row versions.
+on_postgresql = pytest.mark.parametrize("database_url", [BACKENDS[1]], indirect=True)
 
 
 def test_several_writes_in_one_transaction_change_the_lists_etag(engine, archive, client):
@@ -144,8 +144,8 @@ def test_several_writes_in_one_transaction_change_the_lists_etag(engine, archive
     assert client.get(url).headers["ETag"] != etag
 
 
+@on_postgresql
 def test_on_postgresql_a_transaction_writes_each_lists_row_once(engine, archive):
-    postgresql_only(engine)
     dev, other = revision(engine), revision(engine, MAIL["X"].list_name)
     with db.connect(engine, write=True) as conn:
         start = row_versions_written(conn)
@@ -184,6 +184,7 @@ def test_mail_written_after_a_settings_update_that_changed_nothing_moves_it(engi
     assert revision(engine) > before
 
 
+@on_postgresql
 def test_migration_0027_down_brings_back_one_move_per_statement_and_up_one_per_transaction(database_url, tmp_path):
     from alembic import command
 
@@ -199,7 +200,6 @@ def test_migration_0027_down_brings_back_one_move_per_statement_and_up_one_per_t
             return row_versions_written(conn) - start
 
     with scratch_engine(database_url, tmp_path) as engine:
-        postgresql_only(engine)
         migrate(engine, "head")
         archive = seed_archive(engine)
         migrate(engine, "0026", step=command.downgrade)
