@@ -162,13 +162,14 @@ def lists_sync(database_url, rest_url, rest_user, rest_password, addresses) -> N
     is_flag=True,
     help="Instead of rebuilding: read once, from the kept sources, what the search reads of the mail stored "
     "before migration 0023 (names in From comments, text pipermail inlined after 'next part'), and index "
-    "again the emails that have some. Run once after upgrading; a run stopped takes up where it stopped.",
+    "again the emails that have some; and the Message-IDs named in References of the mail stored before "
+    "0029. Run once after upgrading; a run stopped takes up where it stopped.",
 )
 @database_option
 def reindex_command(list_address, sources, database_url) -> None:
     """Rebuild the search index from the stored emails (docs/archive-search.md). Not needed in
     normal running: the index is kept in the transaction of every write. With --sources, read the
-    kept sources once after the upgrade to migration 0023 instead."""
+    kept sources once after the upgrade to migrations 0023 and 0029 instead."""
     from sathub.archive.store.lists import find_list
     from sathub.archive.store.search_index import reindex
 

@@ -92,6 +92,9 @@ emails = sa.Table(
     # Its number in the list's newsgroup (migration 0028): given by the writers in arrival order,
     # never changed; a hidden message keeps it in hidden_emails.
     sa.Column("article_number", sa.Integer, nullable=True),
+    # Its email_references rows are written (migration 0029); NULL: mail stored before, not read
+    # from its source yet (until `archive reindex --sources`).
+    sa.Column("references_read", sa.Boolean, nullable=True),
     sa.UniqueConstraint("list_id", "message_id_hash", name="emails_list_hash"),
     sa.Index("emails_list_article", "list_id", "article_number", unique=True),
     sa.Index("emails_thread_order", "thread_id", "thread_order"),
@@ -132,6 +135,19 @@ email_sources = sa.Table(
     sa.Column("compression", sa.String(8), nullable=False),
     sa.Column("size", sa.Integer, nullable=False),
     sa.Column("data", sa.LargeBinary, nullable=False),
+)
+
+# The Message-IDs each email names in References and In-Reply-To, in public-inbox's order
+# (mail/ids.py's message_references; migration 0029): public-inbox's thread is found by asking
+# which emails of a list name a Message-ID (the index).
+email_references = sa.Table(
+    "email_references",
+    metadata,
+    sa.Column("email_id", sa.Integer, sa.ForeignKey("emails.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("list_id", sa.Integer, nullable=False),
+    sa.Column("message_id", sa.String(254), nullable=False),
+    sa.Index("email_references_list_message_id", "list_id", "message_id"),
 )
 
 # Mailman 2's pipermail article numbers (`<yyyy>-<Month>/000123.html`) of a list (migration 0008).
@@ -212,6 +228,7 @@ hidden_emails = sa.Table(
     sa.Column("thread_key", sa.String(32), nullable=True),
     sa.Column("removal_id", sa.Integer, sa.ForeignKey("archive_removals.id"), nullable=False),
     sa.Column("article_number", sa.Integer, nullable=True),
+    sa.Column("references_read", sa.Boolean, nullable=True),
     sa.UniqueConstraint("list_id", "message_id_hash", name="hidden_emails_list_hash"),
     sa.Index("hidden_emails_list_article", "list_id", "article_number", unique=True),
     sa.Index("hidden_emails_sender", "sender_id"),
@@ -240,4 +257,12 @@ hidden_email_sources = sa.Table(
     sa.Column("compression", sa.String(8), nullable=False),
     sa.Column("size", sa.Integer, nullable=False),
     sa.Column("data", sa.LargeBinary, nullable=False),
+)
+hidden_email_references = sa.Table(
+    "hidden_email_references",
+    metadata,
+    sa.Column("email_id", sa.Integer, sa.ForeignKey("hidden_emails.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("list_id", sa.Integer, nullable=False),
+    sa.Column("message_id", sa.String(254), nullable=False),
 )

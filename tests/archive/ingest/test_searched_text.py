@@ -1,5 +1,6 @@
 """`archive reindex --sources` (sathub.archive.ingest.searched_text, SQLite and PostgreSQL): the
-commented names and scrubbed text of mail stored before migration 0023 read from the kept sources,
+commented names and scrubbed text of mail stored before migration 0023, and the references of mail
+stored before 0029, read from the kept sources,
 a batch at a time, resumably, of one list or all; mail without a kept source, and what the import
 wrote meanwhile, left as they are."""
 
@@ -12,7 +13,7 @@ from sathub.archive.ingest import searched_text
 from sathub.archive.ingest.searched_text import SearchedText, read_searched_text
 from sathub.archive.store.email_sources import write_searched_text
 from sathub.archive.store.lists import find_list
-from sathub.archive.tables import email_sources, emails
+from sathub.archive.tables import email_references, email_sources, emails
 from tests.archive.import_fixtures import archive as mbox
 from tests.archive.import_fixtures import message, run
 from tests.archive.search.test_freshness import found
@@ -118,5 +119,33 @@ def test_what_the_import_wrote_meanwhile_stays(engine, tmp_path):
             sa.update(emails).where(emails.c.message_id == "brett@example.org").values(sender_comment="B", scrubbed="")
         )
         brett = conn.scalar(sa.select(emails.c.id).where(emails.c.message_id == "brett@example.org"))
-        write_searched_text(conn, [{"email_id": brett, "comment": "Brett Cannon", "text": ""}])
+        write_searched_text(conn, [{"email_id": brett, "comment": "Brett Cannon", "text": ""}], {brett: ["x@y"]})
     assert columns(engine)["brett"] == ("B", "")
+    assert references(engine)["brett"] == []  # read by the import: nothing written over it
+
+
+def references(engine) -> dict[str, list[str]]:
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(emails.c.message_id, email_references.c.message_id.label("named"))
+            .outerjoin(email_references, email_references.c.email_id == emails.c.id)
+            .order_by(emails.c.id, email_references.c.position)
+        )
+        found: dict[str, list[str]] = {}
+        for row in rows:
+            found.setdefault(row.message_id.split("@")[0], []).extend([row.named] if row.named else [])
+        return found
+
+
+def test_the_references_of_mail_stored_before_0029_are_read(engine, tmp_path):
+    """As the upgrade to 0029 leaves mail stored before it: no rows, not read (NULL); its text was
+    read already (nothing found again, nothing indexed again)."""
+    run(engine, mbox(tmp_path, "dev.mbox", message("root"), message("reply", reply_to="root")))
+    written = references(engine)
+    assert written == {"root": [], "reply": ["root@example.org"]}
+    with engine.begin() as conn:
+        conn.execute(email_references.delete())
+        conn.execute(sa.update(emails).values(references_read=None))
+    assert read_searched_text(engine) == SearchedText(read=2)
+    assert references(engine) == written
+    assert read_searched_text(engine) == SearchedText()

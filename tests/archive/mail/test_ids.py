@@ -2,7 +2,13 @@
 
 import pytest
 
-from sathub.archive.mail.ids import clean_message_id, default_mailman_id, message_id_hash, parent_reference
+from sathub.archive.mail.ids import (
+    clean_message_id,
+    default_mailman_id,
+    message_id_hash,
+    message_references,
+    parent_reference,
+)
 
 
 def test_published_hash_vector():
@@ -85,3 +91,18 @@ def test_parent_reference(in_reply_to, references, parent):
 def test_default_mailman_id_is_uuid5_of_the_lowercase_mailto_url():
     assert default_mailman_id("esr@thyrsus.com") == "c5ed4be36a3d596f84b61607e27f11c8"
     assert default_mailman_id("ESR@Thyrsus.COM") == "c5ed4be36a3d596f84b61607e27f11c8"
+
+
+@pytest.mark.parametrize(
+    ("references", "in_reply_to", "named"),
+    [
+        (["<a@x> <b@x>"], ["<b@x>"], ["a@x", "b@x"]),  # References first, each once
+        (["<a@x>\n\t<b@x>", "<c@x>"], ["<d@x> (d's message)"], ["a@x", "b@x", "c@x", "d@x"]),  # every header
+        (["<a@x> <me@x> <ann@x>"], ["<y>"], ["a@x"]),  # its own, a sender's address, git's `y` left out
+        (["a@x"], ["n"], []),  # only what is between angle brackets
+        (["<a @x>"], [], ["a@x"]),  # cleaned as a Message-ID is
+    ],
+)
+def test_message_references_as_public_inbox_reads_them(references, in_reply_to, named):
+    """PublicInbox::MID's references() and OverIdx's parse_references (public-inbox 1.9's source)."""
+    assert message_references(references, in_reply_to, "me@x", {"ann@x"}) == named

@@ -9,10 +9,12 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine.interfaces import ExecuteStyle
 
 from sathub import db
+from sathub.archive import tables
 from sathub.archive.ingest.importer import import_archive
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mailman import live_ingest
@@ -107,6 +109,20 @@ def test_live_mail_and_imported_mail_are_the_same_rows(engine, tmp_path):
             )
 
     assert rows("live@example.org") == rows("imported@example.org")
+
+    def references(name):
+        with db.connect(engine) as conn:
+            return sorted(
+                conn.execute(
+                    sa.select(tables.emails.c.message_id, named.c.position, named.c.message_id)
+                    .join(named, named.c.email_id == tables.emails.c.id)
+                    .join(tables.mailing_lists, tables.mailing_lists.c.id == tables.emails.c.list_id)
+                    .where(tables.mailing_lists.c.name == name)
+                )
+            )
+
+    named = tables.email_references
+    assert references("live@example.org") == references("imported@example.org") != []
 
 
 def stored_seconds(engine, email) -> float:

@@ -24,7 +24,15 @@ MESSAGES = [
     raw_message("a@x", subject="first", to=ADDRESS, body=".starts with a dot\nsecond line\n"),
     raw_message("b@x", subject="Re: first", reply_to="a@x", sender="Zoë <zoe@example.org>", body="8-bit: ü\n"),
     raw_message("c@x", subject="third", date="Tue, 02 Jan 2001 10:00:00 +0100"),
-    raw_message("d@x", subject="Re: third", reply_to="c@x", newline="\r\n", body="ended\r\nby CRLF\r\n"),
+    # References naming a message never received and, as replies quoting an address do, its sender
+    raw_message(
+        "d@x",
+        subject="Re: third",
+        reply_to="c@x",
+        headers=("References: <ghost@x>\r\n <c@x> <ann@example.com>",),
+        newline="\r\n",
+        body="ended\r\nby CRLF\r\n",
+    ),
 ]
 # Each message added to a v2 inbox as the file it is (public-inbox's own import, as its mda does).
 IMPORT = r"""
@@ -160,6 +168,8 @@ def test_over_fields(both):
             assert mine.pop("from") == b"=?utf-8?q?Zo=C3=AB?= <zoe@example.org>"
             assert other.pop("from") == "Zoë <zoe@example.org>".encode()
         assert mine == other  # the number, Subject, Date in UTC, Message-ID, References, Xref
+    # References: every Message-ID named, In-Reply-To's after References', once, the sender left out
+    assert [mine["references"] for mine in ours] == [b"", b"<a@x>", b"", b"<ghost@x> <c@x>"]
     # the overview's format: RFC 3977's metadata names here, RFC 2980's header names there
     assert sathub.ask("LIST OVERVIEW.FMT")[1][5:7] == [b":bytes", b":lines"]
     assert peer.ask("LIST OVERVIEW.FMT")[1][5:7] == [b"Bytes:", b"Lines:"]

@@ -34,11 +34,17 @@ def test_the_searched_word_is_outside_the_list_tag():
     assert searched_word("?!") is None
 
 
-def row(id, thread_id, subject):
-    return SimpleNamespace(id=id, thread_id=thread_id, subject=subject)
+def row(id, subject):
+    return SimpleNamespace(id=id, subject=subject)
 
 
-def test_same_thread_is_the_thread_or_the_subject():
-    message = row(1, 10, "[x] Plan")
-    candidates = [message, row(2, 10, "other"), row(3, 11, "Re: [x] Plan."), row(4, 12, "[x] Plans"), row(5, None, "")]
-    assert [found.id for found in same_thread(message, candidates)] == [1, 2, 3]
+def test_same_thread_is_the_references_thread_or_the_subject():
+    message = row(2, "[x] Plan")
+    referenced = [row(1, "other"), message]
+    candidates = [message, row(4, "[x] Plans"), row(3, "Re: [x] Plan."), row(5, "")]
+    assert [found.id for found in same_thread(message, referenced, candidates)] == [1, 2, 3]
+
+
+def test_without_a_subject_the_thread_is_the_references_thread():
+    message = row(1, "")
+    assert [found.id for found in same_thread(message, [message], [message, row(2, "")])] == [1]

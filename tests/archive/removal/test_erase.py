@@ -1,5 +1,5 @@
 """Erase means erase (issue 36): a real list's mbox and one message carrying a unique token in its
-subject, body, sender's name and address and an attachment's bytes are imported; `archive delete`
+subject, body, sender's name and address, References and an attachment's bytes are imported; `archive delete`
 then `archive compact` (the documented maintenance) leave the token in no byte of SQLite's files
 and in no row of any PostgreSQL table. The token is found before the delete, so the search can fail."""
 
@@ -35,6 +35,7 @@ def token_message() -> bytes:
         sender=f"Zed {TOKEN.capitalize()} <{ADDRESS}>",
         to=LIST,
         subject=f"About {TOKEN}",
+        headers=(f"References: <{TOKEN}-thread@example.net>",),
         content_type='multipart/mixed; boundary="B"',
         body=body,
         envelope="From someone@example.net Mon Jan  6 10:00:00 2020",
@@ -81,8 +82,10 @@ def test_delete_then_compact_leaves_no_byte_of_the_message(database_url, tmp_pat
         if sqlite:
             assert sqlite_files_holding(engine.url.database)
         else:
-            # Each place the token is kept: the email's text, its sender, its attachment's bytes, the search.
-            assert {"emails", "senders", "attachments", "email_search"} <= set(postgres_tables_holding(engine))
+            # Each place the token is kept: the email's text, its sender, its attachment's bytes, the
+            # Message-ID its References name, the search.
+            kept = {"emails", "senders", "attachments", "email_references", "email_search"}
+            assert kept <= set(postgres_tables_holding(engine))
         assert sathub(url, "delete", *scope, "--reason", "GDPR erasure request").endswith(": 1 message(s) deleted.\n")
         sathub(url, "compact")
         if sqlite:

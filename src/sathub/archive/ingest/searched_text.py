@@ -1,8 +1,9 @@
 """`sathub archive reindex --sources`: what the search reads of a message but the read API does not
 show (migration 0023: the name in a From comment, the text pipermail inlined after "next part"),
-read from the kept sources of the mail stored before the columns existed.
+and the Message-IDs it names in References and In-Reply-To (migration 0029: public-inbox's thread,
+NNTP OVER), read from the kept sources of the mail stored before the columns existed.
 
-Once after the upgrade to 0023, not at start: it parses every kept source again, as an import
+Once after the upgrade to 0023 and to 0029, not at start: it parses every kept source again, as an import
 does (minutes for a large archive), and serving need not wait for it; until it has run, that mail
 is found as before. Each batch is read, parsed and written in its own short transactions, so a run
 can be stopped and run again: it takes up where it stopped (NULL: not read yet), and once done,
@@ -25,7 +26,7 @@ BATCH = 1_000  # sources a batch: one read, one write transaction
 @dataclass
 class SearchedText:
     read: int = 0  # sources read
-    found: int = 0  # of them with a commented name or scrubbed text: indexed again
+    found: int = 0  # of them with a commented name or scrubbed text not read before: indexed again
     unreadable: int = 0  # sources the current rules cannot parse: marked read, with nothing found
 
     def describe(self) -> str:
@@ -36,8 +37,8 @@ class SearchedText:
 def read_searched_text(
     engine: Engine, list_id: int | None = None, *, max_parts: int = MAX_PARTS, progress: bool = False
 ) -> SearchedText:
-    """Read from its kept source each email's (of `list_id` when given) commented name and
-    scrubbed text not read yet, by the import's own rules (mail/message.py's parse_email, with the
+    """Read from its kept source each email's (of `list_id` when given) commented name, scrubbed
+    text and references not read yet, by the import's own rules (mail/message.py's parse_email, with the
     import's `max_parts`), and write them; the search triggers index again the emails found."""
     summary = SearchedText()
     bar = None
@@ -52,19 +53,20 @@ def read_searched_text(
             rows = sources_not_read(conn, after, BATCH, list_id)
         if not rows:
             break
-        read = []
+        read, references = [], {}
         for row in rows:
             source = decompress(row.compression, bytes(row.data))  # an unknown codec stops the run
             try:
                 email = parse_email(source, row.envelope, now, max_parts)
-                comment, text = email.sender_comment, email.scrubbed
+                comment, text, named = email.sender_comment, email.scrubbed, email.references
             except Exception:  # archived under older rules; one such source must not stop the rest
-                comment, text = "", ""
+                comment, text, named = "", "", []
                 summary.unreadable += 1
-            summary.found += bool(comment or text)
+            summary.found += bool(row.text_not_read and (comment or text))
             read.append({"email_id": row.id, "comment": comment, "text": text})
+            references[row.id] = named
         with engine.begin() as conn:
-            write_searched_text(conn, read)
+            write_searched_text(conn, read, references)
         summary.read += len(rows)
         after = rows[-1].id
         if bar is not None:

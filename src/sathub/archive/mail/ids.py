@@ -76,3 +76,23 @@ def parent_reference(in_reply_to: str | None, references: str | None) -> str | N
 def default_mailman_id(address: str) -> str:
     """The stable sender id used until a real Mailman user id is loaded for the address."""
     return uuid.uuid5(uuid.NAMESPACE_URL, "mailto:" + address.lower()).hex
+
+
+# public-inbox's Message-IDs of a header: the text of each <...>, across lines.
+_BRACKETED = re.compile(r"<([^>]+)>")
+# Old git-send-email asked for In-Reply-To and got `y` or `n` typed as answers (PublicInbox::MID).
+_ANSWERS = frozenset(("y", "n"))
+
+
+def message_references(references: list[str], in_reply_to: list[str], own_id: str, addresses: set[str]) -> list[str]:
+    """The Message-IDs an email names, as public-inbox's `references()` and OverIdx's
+    `parse_references` take them: every <...> of its References headers, then of In-Reply-To,
+    cleaned as a Message-ID is, once each in that order; its own Message-ID, `y`, `n` and the
+    addresses of its From, To and Cc (`addresses`, as written: replies quoting an address) left out."""
+    found: dict[str, None] = {}
+    for value in (*references, *in_reply_to):
+        for inside in _BRACKETED.findall(value):
+            cleaned = clean_message_id(inside)
+            if cleaned and cleaned != own_id and cleaned not in _ANSWERS and cleaned not in addresses:
+                found.setdefault(cleaned)
+    return list(found)

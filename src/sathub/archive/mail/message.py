@@ -12,11 +12,18 @@ from datetime import datetime
 from email.message import Message
 from email.parser import BytesParser
 from email.policy import Compat32
+from email.utils import getaddresses
 
 from sathub.archive.mail.content import Attachment, message_content, scrubbed_text
 from sathub.archive.mail.dates import message_dates
 from sathub.archive.mail.headers import archived_subject, modern_text, raw_text
-from sathub.archive.mail.ids import clean_message_id, generated_message_id, message_id_hash, parent_reference
+from sathub.archive.mail.ids import (
+    clean_message_id,
+    generated_message_id,
+    message_id_hash,
+    message_references,
+    parent_reference,
+)
 from sathub.archive.mail.parts_limit import PartsLeftOut, parse_within_limits
 from sathub.archive.mail.senders import commented_name, sender
 from sathub.config import Settings
@@ -30,6 +37,7 @@ class ParsedEmail:
     message_id: str
     message_id_hash: str
     in_reply_to: str | None
+    references: list[str]  # every Message-ID it names, as public-inbox reads them (migration 0029)
     sender_address: str  # as this message spells it
     sender_name: str
     subject: str
@@ -101,6 +109,7 @@ def parse_email(data: bytes, from_line: str | None, fallback_date: datetime, max
     if in_reply_to == message_id:
         in_reply_to = None  # a message answering itself is a root
     address, name = sender(headers.get("from"))
+    references = _references(message, message_id)
     date, archived = message_dates(headers, from_line, fallback_date)
     content, attachments = message_content(message)
     # Most mail has no "next part" line: its text parts are not decoded a second time (one search
@@ -110,6 +119,7 @@ def parse_email(data: bytes, from_line: str | None, fallback_date: datetime, max
         message_id=message_id,
         message_id_hash=message_id_hash(message_id),
         in_reply_to=in_reply_to,
+        references=references,
         sender_address=address,
         sender_name=name,
         subject=archived_subject(headers.get("subject")),
@@ -121,3 +131,13 @@ def parse_email(data: bytes, from_line: str | None, fallback_date: datetime, max
         sender_comment=commented_name(headers.get("from"), name),
         scrubbed=scrubbed,
     )
+
+
+def _references(message: Message, message_id: str) -> list[str]:
+    """mail/ids.py's message_references of every References, In-Reply-To, From, To and Cc header."""
+
+    def values(name: str) -> list[str]:
+        return [raw_text(value) for value in message.get_all(name, []) if isinstance(value, str)]
+
+    quoted = {address for name in ("from", "to", "cc") for _, address in getaddresses(values(name)) if address}
+    return message_references(values("references"), values("in-reply-to"), message_id, quoted)

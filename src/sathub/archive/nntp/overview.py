@@ -3,7 +3,9 @@ order; HDR's value of one of them. Pure.
 
 Made from what the archive keeps in its rows, so that OVER of thousands of articles reads no
 source: Subject and From as archived (RFC 2047-encoded when not ASCII), Date the archived UTC date,
-References the parent's Message-ID (the archive keeps no other), :bytes the source's size as
+References the Message-IDs the message names in References and In-Reply-To, in public-inbox's
+order (migration 0029's email_references; its parent alone for mail whose references are not read
+yet), :bytes the source's size as
 received (public-inbox counts each bare LF as a CRLF, which needs the source), :lines empty (the
 count of the body's lines would need every source read)."""
 
@@ -63,19 +65,21 @@ ROW_COLUMNS = (
     "date",
     "message_id",
     "in_reply_to",
+    "named",  # its email_references joined by "> <", or None
     "size",
 )
 
 
 def _overview_fields(row, server: str, group: str) -> tuple[str, ...]:
     """The values of ROW_FIELDS of `row` (ROW_COLUMNS' values in their order), in their order."""
-    _, number, subject, name, address, date, message_id, in_reply_to, size = row
+    _, number, subject, name, address, date, message_id, in_reply_to, named, size = row
+    references = named or in_reply_to
     return (
         _one_line(_encoded(subject)),
         _sender(name, address),
         _date(date),
         _one_line(f"<{message_id}>"),
-        _one_line(f"<{in_reply_to}>") if in_reply_to else "",
+        _one_line(f"<{references}>") if references else "",
         "" if size is None else str(size),
         "",
         f"{server} {group}:{number}",

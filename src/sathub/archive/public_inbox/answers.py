@@ -103,10 +103,9 @@ def thread_mbox(conn: Connection, inboxes: Inboxes, target: Target) -> tuple[str
 
 def thread_of(conn: Connection, message: Row) -> list[Row]:
     """public-inbox's thread of `message` on its list (thread_rule.py), in arrival order."""
-    candidates = public_inbox.thread_candidates(
-        conn, message.list_id, message.thread_id, searched_word(message.subject)
-    )
-    return same_thread(message, candidates)
+    referenced = public_inbox.references_thread(conn, message.list_id, message.message_id)
+    candidates = public_inbox.subject_candidates(conn, message.list_id, searched_word(message.subject))
+    return same_thread(message, referenced, candidates)
 
 
 def _find(conn: Connection, list_ids: list[int], segment: str) -> Row | None:

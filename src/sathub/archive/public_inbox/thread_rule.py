@@ -2,10 +2,10 @@
 of the message's References thread (`tid`) **or** of its normalised subject (`sid`), so a reply
 that lost its References, or a new post under the same subject, is in the thread too.
 
-sathub keeps HyperKitty's thread (a message's parent is In-Reply-To, else the last of its
-References: mail/ and store/rethreading.py), which stands here for public-inbox's `tid`; where
-the two differ (public-inbox also joins threads through every References entry and through
-messages it never received) is written down in docs/public-inbox.md. The subject is normalised
+public-inbox's `tid` joins every message naming a Message-ID in References or In-Reply-To, and
+messages it never received (store/public_inbox.py's references_thread, from the email_references
+of migration 0029), where HyperKitty's thread (the HyperKitty API's) follows one parent each
+(docs/public-inbox.md, "Two thread rules"). The subject is normalised
 as public-inbox 1.9's SearchIdx does (Smsg::subject_normalized, then OverIdx::subject_path):
 spaces trimmed and folded, trailing dots and one `Re: ` dropped, every run of characters other
 than word characters, `.`, `~`, `/` and `-` made one `_`, lower case. An empty subject has none."""
@@ -42,14 +42,11 @@ def searched_word(subject: str | None) -> str | None:
     return max(words, key=len) if words else None
 
 
-def same_thread(message: Any, candidates: Iterable[Any]) -> list[Any]:
-    """The candidates (rows with id, thread_id and subject) in public-inbox's thread of `message`:
-    itself, its HyperKitty thread, and its normalised subject."""
+def same_thread(message: Any, referenced: Iterable[Any], candidates: Iterable[Any]) -> list[Any]:
+    """public-inbox's thread of `message` (rows with id and subject), in arrival order: the emails
+    of its References thread (`referenced`), and those of `candidates` with its normalised subject."""
     key = subject_key(message.subject)
-    return [
-        row
-        for row in candidates
-        if row.id == message.id
-        or (row.thread_id is not None and row.thread_id == message.thread_id)
-        or (key is not None and subject_key(row.subject) == key)
-    ]
+    thread = {row.id: row for row in referenced}
+    if key is not None:
+        thread.update((row.id, row) for row in candidates if subject_key(row.subject) == key)
+    return sorted(thread.values(), key=lambda row: row.id)

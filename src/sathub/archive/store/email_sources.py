@@ -14,7 +14,7 @@ from sqlalchemy.engine import Connection, Row
 from sathub.archive.mail.kept_source import ZLIB
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store.attachments import attachments_to_rebuild
-from sathub.archive.tables import email_sources, emails, threads
+from sathub.archive.tables import email_references, email_sources, emails, threads
 from sathub.db.dialect import insert_ignoring_conflicts
 
 # Rows per statement of an export: memory stays flat, round trips stay few; the first chunk is
@@ -57,9 +57,11 @@ def fill_missing_sources(conn: Connection, list_id: int, archived: dict[str, Par
     return len(lacking)
 
 
-# -- sources read again for what the search reads of them (migration 0023) -----------------------
+# -- sources read again for what the search reads of them (migration 0023) and the Message-IDs
+# they name (migration 0029) ---------------------------------------------------------------------
 
-_NOT_READ = sa.or_(emails.c.sender_comment.is_(None), emails.c.scrubbed.is_(None))
+_TEXT_NOT_READ = sa.or_(emails.c.sender_comment.is_(None), emails.c.scrubbed.is_(None))
+_NOT_READ = sa.or_(_TEXT_NOT_READ, emails.c.references_read.is_(None))
 
 
 def _not_read(list_id: int | None) -> sa.Select:
@@ -69,27 +71,48 @@ def _not_read(list_id: int | None) -> sa.Select:
 
 def count_sources_not_read(conn: Connection, list_id: int | None = None) -> int:
     """Emails (of the list when given) with a kept source whose searched-only columns (migration
-    0023: sender_comment, scrubbed) are not read from it yet (NULL)."""
+    0023: sender_comment, scrubbed) or references (migration 0029) are not read from it yet (NULL)."""
     return conn.scalar(sa.select(sa.func.count()).select_from(_not_read(list_id).subquery())) or 0
 
 
 def sources_not_read(conn: Connection, after: int, limit: int, list_id: int | None = None) -> Sequence[Row]:
-    """The first `limit` of those emails by id after `after`: id, envelope, compression, data."""
-    query = _not_read(list_id).add_columns(email_sources.c.envelope, email_sources.c.compression, email_sources.c.data)
+    """The first `limit` of those emails by id after `after`: id, envelope, compression, data, and
+    text_not_read (whether sender_comment or scrubbed is not read yet)."""
+    query = _not_read(list_id).add_columns(
+        email_sources.c.envelope,
+        email_sources.c.compression,
+        email_sources.c.data,
+        sa.case((_TEXT_NOT_READ, True), else_=False).label("text_not_read"),
+    )
     return conn.execute(query.where(emails.c.id > after).order_by(emails.c.id).limit(limit)).all()
 
 
-def write_searched_text(conn: Connection, read: list[dict]) -> None:
-    """Each email's (`email_id`) `sender_comment` and `scrubbed`, read from its source, where they
-    are still not read: what the import wrote meanwhile stays. The search triggers index again the
-    emails whose text changed (NULL to '' is no change to them)."""
-    if read:
-        statement = (
-            emails.update()
-            .where(emails.c.id == sa.bindparam("email_id"), _NOT_READ)
-            .values(sender_comment=sa.bindparam("comment"), scrubbed=sa.bindparam("text"))
-        )
-        conn.execute(statement, read)
+def write_searched_text(conn: Connection, read: list[dict], references: dict[int, list[str]]) -> None:
+    """Each email's (`email_id`) `sender_comment` and `scrubbed`, and the Message-IDs it names
+    (`references` by email id), read from its source, where they are still not read: what the
+    import wrote meanwhile stays. The search triggers index again the emails whose text changed
+    (NULL to '' is no change to them)."""
+    if not read:
+        return
+    statement = (
+        emails.update()
+        .where(emails.c.id == sa.bindparam("email_id"), _TEXT_NOT_READ)
+        .values(sender_comment=sa.bindparam("comment"), scrubbed=sa.bindparam("text"))
+    )
+    conn.execute(statement, read)
+    marked = conn.execute(
+        emails.update()
+        .where(emails.c.id.in_(list(references)), emails.c.references_read.is_(None))
+        .values(references_read=True)
+        .returning(emails.c.id, emails.c.list_id)
+    ).all()
+    rows = [
+        {"email_id": email_id, "position": position, "list_id": list_id, "message_id": message_id}
+        for email_id, list_id in marked
+        for position, message_id in enumerate(references[email_id])
+    ]
+    if rows:
+        conn.execute(email_references.insert(), rows)
 
 
 # -- reading sources back ------------------------------------------------------------------------

@@ -12,7 +12,14 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
-from sathub.archive.tables import READABLE_LIST, article_counters, email_sources, emails, mailing_lists
+from sathub.archive.tables import (
+    READABLE_LIST,
+    article_counters,
+    email_references,
+    email_sources,
+    emails,
+    mailing_lists,
+)
 
 _FIRST = (
     sa.select(sa.func.min(emails.c.article_number))
@@ -91,6 +98,20 @@ _ARTICLE = sa.select(
     email_sources.c.data,
 ).select_from(emails.outerjoin(email_sources, email_sources.c.email_id == emails.c.id))
 
+# The Message-IDs an email names (migration 0029) as OVER's References holds them between its outer
+# angle brackets, in their order (an aggregate reads a sorted subquery's rows in its order, on both
+# backends); NULL when it names none.
+_NAMED_IN_ORDER = (
+    sa.select(email_references.c.message_id)
+    .where(email_references.c.email_id == emails.c.id)
+    .order_by(email_references.c.position)
+    .correlate(emails)
+    .subquery()
+)
+_REFERENCES = (
+    sa.select(sa.func.aggregate_strings(_NAMED_IN_ORDER.c.message_id, "> <")).select_from(_NAMED_IN_ORDER)
+).scalar_subquery()
+
 # What an overview line is made of, in nntp/overview.py's ROW_COLUMNS order (it reads them by position).
 _OVERVIEW = sa.select(
     emails.c.list_id,
@@ -101,6 +122,7 @@ _OVERVIEW = sa.select(
     emails.c.date,
     emails.c.message_id,
     emails.c.in_reply_to,
+    _REFERENCES.label("named"),
     email_sources.c.size,
 ).select_from(emails.outerjoin(email_sources, email_sources.c.email_id == emails.c.id))
 

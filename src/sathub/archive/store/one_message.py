@@ -3,7 +3,8 @@ for a batch of one, in as few statements as one message needs.
 
 One statement finds the list, whether the message is already archived there, its sender, its
 archived parent and whether replies wait for it, and takes its new id (and its thread's, when it
-starts one alone) from the sequences; a lone new message then costs two inserts. The ids, rows and
+starts one alone) from the sequences; a lone new message then costs two inserts (a third when it
+names other messages: its email_references rows). The ids, rows and
 threads are those write_batch gives the same message (tests/archive/mailman/test_live_ingest.py)."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store.email_sources import insert_sources
 from sathub.archive.store.removals import hide_arrived
 from sathub.archive.store.rethreading import rethread_one
-from sathub.archive.store.writes import attachment_rows, email_row, insert_emails, sender_ids
+from sathub.archive.store.writes import attachment_rows, email_row, insert_emails, insert_references, sender_ids
 from sathub.archive.tables import (
     NEVER,
     archive_removed,
@@ -66,6 +67,7 @@ def write(conn: Connection, found: Row, email: ParsedEmail) -> None:
     place = rethread_one(conn, found.id, found.email_id, email, parent, found.waiting, found.thread_row_id)
     row = email_row(found.email_id, found.id, email, sender_id, place, found.last_article + 1)
     insert_emails(conn, [row], attachment_rows([(found.email_id, email)]))
+    insert_references(conn, found.id, [(found.email_id, email)])
     insert_sources(conn, [(found.email_id, email)])
     if found.hidden_by is not None:
         hide_arrived(conn, found.id, found.name, [email.message_id_hash], found.hidden_by)

@@ -1,5 +1,5 @@
 """The SQL of public-inbox's forms (archive/public_inbox/): the public lists (its inboxes), a
-Message-ID on a list or on any of them, the candidates of a public-inbox thread, a list's newest
+Message-ID on a list or on any of them, a public-inbox thread's emails, a list's newest
 topics, and the rows a message page or a feed shows. Only lists anyone may read (READABLE_LIST)
 are ever named; removed mail is not in `emails`, so none of it is found."""
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
 from sathub.archive.store.listing import param
-from sathub.archive.tables import READABLE_LIST, email_sources, emails, mailing_lists, threads
+from sathub.archive.tables import READABLE_LIST, email_references, email_sources, emails, mailing_lists, threads
 
 _PUBLIC_LISTS = sa.select(mailing_lists.c.id, mailing_lists.c.name).where(READABLE_LIST).order_by(mailing_lists.c.id)
 
@@ -86,17 +86,59 @@ def placed(conn: Connection, ids: Sequence[int]) -> Sequence[Row]:
     return conn.execute(query).all()
 
 
-def thread_candidates(conn: Connection, list_id: int, thread_pk: int | None, word: str | None) -> Sequence[Row]:
-    """The list's emails of the thread `thread_pk` and those whose subject holds `word` (any case;
-    the caller keeps the ones whose normalised subject is the same), in arrival order."""
-    matches = []
-    if thread_pk is not None:
-        matches.append(emails.c.thread_id == thread_pk)
-    if word is not None:
-        matches.append(emails.c.subject.icontains(word, autoescape=True))
-    if not matches:
+def references_thread(conn: Connection, list_id: int, message_id: str) -> list[Row]:
+    """The list's emails joined to `message_id` through the Message-IDs they are and name (their
+    email_references, and in_reply_to for mail whose references are not read yet), as public-inbox's
+    `tid` joins them: rounds grow the set of Message-IDs until one adds none. A Message-ID no email
+    has (a message never received: public-inbox's ghost) still joins those naming it. In arrival
+    order; a round per step of the thread's longest chain of joins."""
+    found: dict[int, Row] = {}
+    known = new = {message_id}
+    while new:
+        asked = {"list_id": list_id, "ids": list(new)}
+        rows = [row for row in conn.execute(_JOINED, asked) if row.id not in found]
+        found.update((row.id, row) for row in rows)
+        named = {row.message_id for row in rows} | {row.in_reply_to for row in rows if row.in_reply_to}
+        if rows:
+            named.update(conn.scalars(_NAMED, {"email_ids": [row.id for row in rows]}))
+        new = named - known
+        known = known | new
+    return sorted(found.values(), key=lambda row: row.id)
+
+
+# The list's emails that are, or name, one of the Message-IDs `ids`: a union of the indexes
+# emails_message_id, emails_list_in_reply_to and email_references_list_message_id. (As one OR,
+# or with the list on the Message-ID's branch, SQLite walked the list's emails instead: 1.7 ms a
+# round on python-committers, against 16 µs.)
+_IDS: sa.BindParameter[str] = sa.bindparam("ids", expanding=True)
+_LIST = param("list_id", sa.Integer)
+_JOINED = sa.select(*_PLACE_COLUMNS).where(
+    emails.c.list_id == _LIST,
+    emails.c.id.in_(
+        sa.union_all(
+            sa.select(emails.c.id).where(emails.c.message_id.in_(_IDS)),
+            sa.select(emails.c.id).where(emails.c.list_id == _LIST, emails.c.in_reply_to.in_(_IDS)),
+            sa.select(email_references.c.email_id).where(
+                email_references.c.list_id == _LIST, email_references.c.message_id.in_(_IDS)
+            ),
+        )
+    ),
+)
+_NAMED = sa.select(email_references.c.message_id).where(
+    email_references.c.email_id.in_(sa.bindparam("email_ids", expanding=True))
+)
+
+
+def subject_candidates(conn: Connection, list_id: int, word: str | None) -> Sequence[Row]:
+    """The list's emails whose subject holds `word` (any case; the caller keeps the ones whose
+    normalised subject is the same), in arrival order."""
+    if word is None:
         return []
-    query = sa.select(*_PLACE_COLUMNS).where(emails.c.list_id == list_id, sa.or_(*matches)).order_by(emails.c.id)
+    query = (
+        sa.select(*_PLACE_COLUMNS)
+        .where(emails.c.list_id == list_id, emails.c.subject.icontains(word, autoescape=True))
+        .order_by(emails.c.id)
+    )
     return conn.execute(query).all()
 
 

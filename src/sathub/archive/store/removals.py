@@ -22,9 +22,11 @@ from sathub.archive.tables import (
     archive_removals,
     archive_removed,
     attachments,
+    email_references,
     email_sources,
     emails,
     hidden_attachments,
+    hidden_email_references,
     hidden_email_sources,
     hidden_emails,
     mailing_lists,
@@ -35,6 +37,7 @@ from sathub.archive.tables import (
 _EMAIL_COLUMNS = tuple(column.name for column in emails.columns)
 _ATTACHMENT_COLUMNS = tuple(column.name for column in attachments.columns)
 _SOURCE_COLUMNS = tuple(column.name for column in email_sources.columns)
+_REFERENCE_COLUMNS = tuple(column.name for column in email_references.columns)
 
 
 def log(conn: Connection, values: dict) -> int:
@@ -67,6 +70,11 @@ def hide(conn: Connection, chosen: list[Row], list_names: dict[int, str], remova
         conn.execute(
             hidden_email_sources.insert().from_select(
                 _SOURCE_COLUMNS, sa.select(*email_sources.c).where(email_sources.c.email_id.in_(chunk))
+            )
+        )
+        conn.execute(
+            hidden_email_references.insert().from_select(
+                _REFERENCE_COLUMNS, sa.select(*email_references.c).where(email_references.c.email_id.in_(chunk))
             )
         )
     _tombstone(conn, chosen, list_names, HIDDEN, removal_id)
@@ -104,6 +112,14 @@ def unhide(conn: Connection, chosen: list[Row]) -> None:
                 ),
             )
         )
+        conn.execute(
+            email_references.insert().from_select(
+                _REFERENCE_COLUMNS,
+                sa.select(*(hidden_email_references.c[name] for name in _REFERENCE_COLUMNS)).where(
+                    hidden_email_references.c.email_id.in_(chunk)
+                ),
+            )
+        )
     touched.write(conn)
     for chunk in chunks(ids):
         conn.execute(
@@ -129,6 +145,7 @@ def delete(conn: Connection, shown: list[Row], hidden: list[Row], list_names: di
     for chunk in chunks([row.id for row in hidden]):
         conn.execute(hidden_attachments.delete().where(hidden_attachments.c.email_id.in_(chunk)))
         conn.execute(hidden_email_sources.delete().where(hidden_email_sources.c.email_id.in_(chunk)))
+        conn.execute(hidden_email_references.delete().where(hidden_email_references.c.email_id.in_(chunk)))
         conn.execute(hidden_emails.delete().where(hidden_emails.c.id.in_(chunk)))
     _forget_senders(conn, {row.sender_id for row in shown + hidden})
 
@@ -210,6 +227,7 @@ def _take_out(conn: Connection, chosen: list[Row]) -> None:
     for chunk in chunks([row.id for row in chosen]):
         conn.execute(attachments.delete().where(attachments.c.email_id.in_(chunk)))
         conn.execute(email_sources.delete().where(email_sources.c.email_id.in_(chunk)))
+        conn.execute(email_references.delete().where(email_references.c.email_id.in_(chunk)))
         conn.execute(emails.delete().where(emails.c.id.in_(chunk)))
     close_gaps(conn, gaps)
 

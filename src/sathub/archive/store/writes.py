@@ -14,7 +14,7 @@ from sathub.archive.store.email_sources import fill_missing_sources, insert_sour
 from sathub.archive.store.removal_scopes import lock_list
 from sathub.archive.store.removals import hide_arrived, removed_hashes
 from sathub.archive.store.rethreading import Place, rethread
-from sathub.archive.tables import article_counters, attachments, emails, hidden_emails, senders
+from sathub.archive.tables import article_counters, attachments, email_references, emails, hidden_emails, senders
 from sathub.db.dialect import allocate_ids, as_given, insert_given, insert_ignoring_conflicts
 
 
@@ -62,6 +62,7 @@ def write_batch(conn: Connection, list_id: int, batch: list[ParsedEmail]) -> tup
         for number, (email_id, email) in enumerate(zip(ids, new, strict=True), start=1)
     ]
     insert_emails(conn, email_rows, attachment_rows(list(zip(ids, new, strict=True))))
+    insert_references(conn, list_id, list(zip(ids, new, strict=True)))
     insert_sources(conn, zip(ids, new, strict=True))
     if mailing_list.hidden_by is not None:
         hide_arrived(conn, list_id, mailing_list.name, [email.message_id_hash for email in new], mailing_list.hidden_by)
@@ -129,6 +130,7 @@ def email_row(
         "thread_order": place.order,
         "thread_depth": place.depth,
         "article_number": article_number,
+        "references_read": True,
     }
 
 
@@ -147,6 +149,18 @@ def attachment_rows(stored: list[tuple[int, ParsedEmail]]) -> list[dict]:
         for email_id, email in stored
         for a in email.attachments
     ]
+
+
+def insert_references(conn: Connection, list_id: int, stored: list[tuple[int, ParsedEmail]]) -> None:
+    """The email_references rows of (emails.id, email) pairs, in one statement; none when no email
+    names another (a lone new message: the live archive call's statements stay two inserts)."""
+    rows = [
+        {"email_id": email_id, "position": position, "list_id": list_id, "message_id": message_id}
+        for email_id, email in stored
+        for position, message_id in enumerate(email.references)
+    ]
+    if rows:
+        _insert(conn, email_references, rows)
 
 
 def sender_ids(conn: Connection, addresses: set[str]) -> dict[str, int]:
