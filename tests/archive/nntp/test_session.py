@@ -13,6 +13,7 @@ import pytest
 
 from sathub import db
 from sathub.archive.mail.dates import utc_now
+from sathub.archive.removal.operations import run, scope_of
 from sathub.archive.store import lists
 from sathub.archive.tables import PRIVATE
 from tests.archive.messages import raw_message
@@ -288,3 +289,22 @@ def test_commands_sent_ahead_are_answered_in_order(raw):
     assert raw.line() == b"223 2 <b@x>\r\n"
     assert raw.line().startswith(b"223 3 <c@x>")
     assert raw.line().startswith(b"111 ")
+
+
+@pytest.mark.parametrize("action", ["hide", "delete"])
+def test_removed_mail_is_in_no_answer(engine, port, news, action):
+    """A hidden or deleted article leaves a gap: not by number, not by Message-ID, not in OVER,
+    LISTGROUP or HDR; unhide brings a hidden one back under its number."""
+    run(engine, action, scope_of(message_id="b@x"), "spam", "test")
+    news.group(GROUP)
+    for command in (news.article, news.head, news.body, news.stat):
+        with pytest.raises(nntplib.NNTPTemporaryError, match=r"^423"):
+            command(2)
+        with pytest.raises(nntplib.NNTPTemporaryError, match=r"^430"):
+            command("<b@x>")
+    assert [number for number, _ in news.over((1, 3))[1]] == [1, 3]
+    assert news.group(GROUP)[1:4] == (2, 1, 3)
+    assert [number for number, _ in news.xhdr("subject", "1-3")[1]] == ["1", "3"]
+    if action == "hide":
+        run(engine, "unhide", scope_of(message_id="b@x"), "not spam", "test")
+        assert news.stat(2)[1:] == (2, "<b@x>")

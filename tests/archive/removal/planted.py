@@ -191,6 +191,25 @@ def web_doors() -> list[str]:
     ]
 
 
+def public_inbox_doors() -> list[str]:
+    """public-inbox's forms (docs/public-inbox.md) T is in, or counted in: the inbox `doors`."""
+    inbox, everywhere = "/pi/doors/", "/pi/all/"
+    return [
+        inbox,
+        f"{inbox}{msgid('T')}/",
+        f"{inbox}{msgid('T')}/raw",
+        f"{everywhere}{msgid('T')}/raw",
+        f"{inbox}{msgid('A')}/T/",
+        f"{inbox}{msgid('A')}/t/",
+        f"{inbox}{msgid('A')}/t.mbox.gz",
+        f"{inbox}{msgid('A')}/t.atom",
+        f"{inbox}new.atom",
+        *(f"{inbox}?q={token}" for token in (SUBJECT_TOKEN, BODY_TOKEN, NAME_TOKEN)),
+        f"{inbox}?q={BODY_TOKEN}&x=A",
+        f"{everywhere}?q=alpha",
+    ]
+
+
 @dataclass(frozen=True)
 class Answer:
     status: int

@@ -20,12 +20,13 @@ from tests.archive.removal.planted import (
     answers,
     api_doors,
     planted,
+    public_inbox_doors,
     reference,
     remove,
     web_doors,
 )
 
-DOORS = api_doors() + web_doors()
+DOORS = api_doors() + web_doors() + public_inbox_doors()
 # The doors whose answer does not depend on T at all: HyperKitty's list objects hold no count, and
 # a pipermail month's mbox link only redirects to the export (probed itself).
 BLIND_TO_T = {
