@@ -47,6 +47,7 @@ class Gaps:
         self.touched[row.list_id].add(row.thread_id)
 
     def write(self, conn: Connection) -> None:
+        """Rewrite the planned threads (after the leaving emails' rows are gone, or the coming ones' are back)."""
         for list_id, touched in self.touched.items():
             rearrange(conn, list_id, self.nodes[list_id], self.stored[list_id], {}, touched)
 
@@ -68,11 +69,6 @@ def open_gaps(conn: Connection, chosen: list[Row]) -> Gaps:
             if row.id not in gone:
                 gaps.add(row, parent[row.id])
     return gaps
-
-
-def close_gaps(conn: Connection, gaps: Gaps) -> None:
-    """Write the threads open_gaps planned, once the chosen emails' rows are gone."""
-    gaps.write(conn)
 
 
 def reopen(conn: Connection, hidden_ids: list[int]) -> Gaps:

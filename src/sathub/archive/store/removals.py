@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
 from sathub.archive.store.removal_scopes import Scope, shown
-from sathub.archive.store.removal_threads import close_gaps, open_gaps, reopen
+from sathub.archive.store.removal_threads import open_gaps, reopen
 from sathub.archive.store.rethreading import chunks
 from sathub.archive.tables import (
     DELETED,
@@ -229,7 +229,7 @@ def _take_out(conn: Connection, chosen: list[Row]) -> None:
         conn.execute(email_sources.delete().where(email_sources.c.email_id.in_(chunk)))
         conn.execute(email_references.delete().where(email_references.c.email_id.in_(chunk)))
         conn.execute(emails.delete().where(emails.c.id.in_(chunk)))
-    close_gaps(conn, gaps)
+    gaps.write(conn)
 
 
 def _restore_attachments(conn: Connection, chunk: list[int]) -> None:
