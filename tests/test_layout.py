@@ -69,6 +69,8 @@ LAYERS = {
         **dict.fromkeys(("tables", "mail", "edge", "links"), CORE),
         **dict.fromkeys(("search.query", "search.expressions", "search.facets", "search.snippets"), CORE),
         "search.text": CORE,
+        # OVER's fields: the writers keep them with each email (migration 0030), the NNTP server reads them
+        "nntp.overview": CORE,
         "store": STORE,
         # what every door stands on: the private-list check, the web door, the one search reader
         **dict.fromkeys(("access", "web_door", "search.request", "caching"), GROUND),

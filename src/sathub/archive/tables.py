@@ -95,6 +95,10 @@ emails = sa.Table(
     # Its email_references rows are written (migration 0029); NULL: mail stored before, not read
     # from its source yet (until `archive reindex --sources`).
     sa.Column("references_read", sa.Boolean, nullable=True),
+    # OVER's first seven fields (migration 0030, nntp/overview.py), made by the writers; NULL: mail
+    # stored before, made from the fields until `archive reindex --sources`. SQLite also indexes it
+    # with (list_id, article_number) (the migration's emails_list_article_overview).
+    sa.Column("overview", sa.Text, nullable=True),
     sa.UniqueConstraint("list_id", "message_id_hash", name="emails_list_hash"),
     sa.Index("emails_list_article", "list_id", "article_number", unique=True),
     sa.Index("emails_thread_order", "thread_id", "thread_order"),
@@ -229,6 +233,7 @@ hidden_emails = sa.Table(
     sa.Column("removal_id", sa.Integer, sa.ForeignKey("archive_removals.id"), nullable=False),
     sa.Column("article_number", sa.Integer, nullable=True),
     sa.Column("references_read", sa.Boolean, nullable=True),
+    sa.Column("overview", sa.Text, nullable=True),
     sa.UniqueConstraint("list_id", "message_id_hash", name="hidden_emails_list_hash"),
     sa.Index("hidden_emails_list_article", "list_id", "article_number", unique=True),
     sa.Index("hidden_emails_sender", "sender_id"),

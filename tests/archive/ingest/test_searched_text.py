@@ -1,10 +1,12 @@
 """`archive reindex --sources` (sathub.archive.ingest.searched_text, SQLite and PostgreSQL): the
 commented names and scrubbed text of mail stored before migration 0023, and the references of mail
-stored before 0029, read from the kept sources,
+stored before 0029 and OVER's kept fields of mail stored before 0030, read from the kept sources,
 a batch at a time, resumably, of one list or all; mail without a kept source, and what the import
 wrote meanwhile, left as they are."""
 
 from __future__ import annotations
+
+import zlib
 
 import pytest
 import sqlalchemy as sa
@@ -13,9 +15,10 @@ from sathub.archive.ingest import searched_text
 from sathub.archive.ingest.searched_text import SearchedText, read_searched_text
 from sathub.archive.store.email_sources import write_searched_text
 from sathub.archive.store.lists import find_list
+from sathub.archive.store.overviews import overview_range
 from sathub.archive.tables import email_references, email_sources, emails
+from tests.archive.import_fixtures import LIST, message, run
 from tests.archive.import_fixtures import archive as mbox
-from tests.archive.import_fixtures import message, run
 from tests.archive.search.test_freshness import found
 
 PIPERMAIL = "Patch below.\n\n-------------- next part --------------\nIndex: display.c\n+ XDrawString(pixmap)\n"
@@ -119,9 +122,13 @@ def test_what_the_import_wrote_meanwhile_stays(engine, tmp_path):
             sa.update(emails).where(emails.c.message_id == "brett@example.org").values(sender_comment="B", scrubbed="")
         )
         brett = conn.scalar(sa.select(emails.c.id).where(emails.c.message_id == "brett@example.org"))
-        write_searched_text(conn, [{"email_id": brett, "comment": "Brett Cannon", "text": ""}], {brett: ["x@y"]})
+        kept = conn.scalar(sa.select(emails.c.overview).where(emails.c.id == brett))
+        write_searched_text(
+            conn, [{"email_id": brett, "comment": "Brett Cannon", "text": ""}], {brett: ["x@y"]}, {brett: 99}
+        )
     assert columns(engine)["brett"] == ("B", "")
     assert references(engine)["brett"] == []  # read by the import: nothing written over it
+    assert overviews(engine)["brett"] == kept
 
 
 def references(engine) -> dict[str, list[str]]:
@@ -149,3 +156,38 @@ def test_the_references_of_mail_stored_before_0029_are_read(engine, tmp_path):
     assert read_searched_text(engine) == SearchedText(read=2)
     assert references(engine) == written
     assert read_searched_text(engine) == SearchedText()
+
+
+def overviews(engine) -> dict[str, str | None]:
+    with engine.connect() as conn:
+        rows = conn.execute(sa.select(emails.c.message_id, emails.c.overview))
+        return {row.message_id.split("@")[0]: row.overview for row in rows}
+
+
+def test_overs_kept_fields_of_mail_stored_before_0030_are_made(engine, tmp_path):
+    """As the upgrade to 0030 leaves mail stored before it: no kept fields (NULL). OVER makes them
+    from the stored fields meanwhile, with :lines empty; the reindex makes them as the import
+    wrote them, :lines counted from the source (public-inbox's rule, counted here by hand)."""
+    body = "first line\n\n> quoted\nlast\n"
+    run(engine, mbox(tmp_path, "dev.mbox", message("root", body=body), message("reply", reply_to="root")))
+    written = overviews(engine)
+    with engine.connect() as conn:
+        sources = dict(conn.execute(sa.select(emails.c.message_id, email_sources.c.data).join(email_sources)).all())
+    for key, fields in written.items():
+        source = zlib.decompress(sources[f"{key}@example.org"])
+        assert fields.split("\t")[6] == str(source.split(b"\n\n", 1)[1].count(b"\n"))
+    assert written["root"].split("\t")[6] == "4"  # the body's line feeds (the blank line after it is the mbox's)
+    with engine.begin() as conn:
+        conn.execute(sa.update(emails).values(overview=None))
+        list_id = find_list(conn, LIST).id
+        meanwhile = {row.article_number: row.fields for row in overview_range(conn, list_id, 1, 9, 9)}
+    assert meanwhile == {1: blank_lines(written["root"]), 2: blank_lines(written["reply"])}
+    assert read_searched_text(engine) == SearchedText(read=2)
+    assert overviews(engine) == written
+    assert read_searched_text(engine) == SearchedText()
+
+
+def blank_lines(fields: str) -> str:
+    """The kept fields with :lines empty."""
+    values = fields.split("\t")
+    return "\t".join([*values[:6], ""])

@@ -1,49 +1,57 @@
-"""OVER's fields from the rows (archive/nntp/overview.py)."""
+"""OVER's fields (archive/nntp/overview.py): the kept fields made from an email's values, and the
+lines and HDR values served from them. Expected values from RFC 3977 8.3.2 and RFC 5322's date."""
 
 from datetime import datetime
 
-from sathub.archive.nntp.overview import ROW_COLUMNS, field_values, overview_line
+from sathub.archive.nntp.overview import field_values, kept_overview, overview_line
 
 
-def row(**changes):
+def fields(**changes) -> str:
     values = {
-        "list_id": 1,
-        "article_number": 4,
         "subject": "Re: hello",
-        "sender_name": "Ann Example",
-        "sender_address": "ann@example.org",
+        "name": "Ann Example",
+        "address": "ann@example.org",
         "date": datetime(2020, 1, 6, 10, 0, 0),
         "message_id": "m@x",
-        "in_reply_to": "p@x",
         "named": "r@x> <p@x",
         "size": 321,
+        "lines": 12,
     }
-    return tuple((values | changes)[column] for column in ROW_COLUMNS)
+    return kept_overview(**(values | changes))
 
 
 def test_an_overview_line_in_overview_fmts_order():
-    assert overview_line(row(), "news.example", "org.example.dev") == (
-        b"4\tRe: hello\tAnn Example <ann@example.org>\tMon, 06 Jan 2020 10:00:00 +0000\t<m@x>\t<r@x> <p@x>\t321\t\t"
+    assert overview_line(4, fields(), "news.example", "org.example.dev") == (
+        b"4\tRe: hello\tAnn Example <ann@example.org>\tMon, 06 Jan 2020 10:00:00 +0000\t<m@x>\t<r@x> <p@x>\t321\t12\t"
         b"Xref: news.example org.example.dev:4"
     )
 
 
-def test_asked_by_message_id_the_number_is_zero():
-    assert overview_line(row(), "n", "g", by_message_id=True).startswith(b"0\t")
+def test_asked_by_message_id_the_number_is_zero_and_the_xref_keeps_it():
+    line = overview_line(4, fields(), "n", "g", by_message_id=True)
+    assert line.startswith(b"0\t") and line.endswith(b"\tXref: n g:4")
 
 
 def test_fields_hold_no_tab_nor_line_end_and_non_ascii_is_encoded():
-    values = field_values(
-        row(subject="a\tb\r\nc", sender_name="Zoë", in_reply_to=None, named=None, size=None), "n", "g"
-    )
+    values = field_values(4, fields(subject="a\tb\r\nc", name="Zoë", named="", size=None, lines=None), "n", "g")
     assert values["subject"] == "a b  c"
     assert values["from"] == "=?utf-8?q?Zo=C3=AB?= <ann@example.org>"
-    assert values["references"] == values[":bytes"] == ""
+    assert values["references"] == values[":bytes"] == values[":lines"] == ""
+
+
+def test_hdr_values_of_every_field():
+    assert field_values(7, fields(), "news.example", "org.example.dev") == {
+        "subject": "Re: hello",
+        "from": "Ann Example <ann@example.org>",
+        "date": "Mon, 06 Jan 2020 10:00:00 +0000",
+        "message-id": "<m@x>",
+        "references": "<r@x> <p@x>",
+        ":bytes": "321",
+        ":lines": "12",
+        "xref": "news.example org.example.dev:7",
+        "newsgroups": "org.example.dev",
+    }
 
 
 def test_a_sender_named_by_the_address_is_the_address():
-    assert field_values(row(sender_name="ann@example.org"), "n", "g")["from"] == "ann@example.org"
-
-
-def test_mail_whose_references_are_not_read_yet_names_its_parent():
-    assert field_values(row(named=None), "n", "g")["references"] == "<p@x>"
+    assert field_values(1, fields(name="ann@example.org"), "n", "g")["from"] == "ann@example.org"

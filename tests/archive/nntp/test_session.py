@@ -199,7 +199,7 @@ def test_over_and_xover(news, raw):
         "message-id": "<b@x>",
         "references": "<a@x>",
         ":bytes": str(len(B)),
-        ":lines": "",
+        ":lines": str(B.split(b"\n\n", 1)[1].count(b"\n")),  # its body's line feeds, as public-inbox's
         "xref": f"{SERVER} {GROUP}:2",
     }
     assert news.over((3, 3))[1][0][1]["date"] == "Tue, 02 Jan 2001 09:00:00 +0000"  # stored in UTC
@@ -249,6 +249,9 @@ def test_hdr_and_xhdr_from_the_rows_and_from_the_sources(news, raw):
     assert raw.line().startswith(b"225 ") and raw.block() == [b"1 dev@example.org", b"2 "]
     raw.send(b"HDR :bytes 3\r\n")
     assert raw.line().startswith(b"225 ") and raw.block() == [f"3 {len(C)}".encode()]
+    raw.send(b"HDR :lines <c@x>\r\n")
+    body_lines = C.split(b"\n\n", 1)[1].count(b"\n")
+    assert raw.line().startswith(b"225 ") and raw.block() == [f"0 {body_lines}".encode()]
     raw.send(b"XHDR subject\r\n")  # the current article
     assert raw.line().startswith(b"221 ") and raw.block() == [b"1 first"]
     assert raw.ask(b"HDR subject 4-").startswith(b"423 ")

@@ -57,8 +57,9 @@ def index_rows_written(conn) -> int:
 def store_with_attachments(conn, message_id: str, names: list[str], *, per_row: bool = False) -> None:
     """A copy of E (on dev@, "See attached.") as `message_id`, with attachments named `names`,
     stored in one statement, or one statement each with `per_row` (psycopg runs an executemany so)."""
-    # The columns of the revisions these tests start from (0023 added the first two, 0028 and 0029 the others).
-    later = ("sender_comment", "scrubbed", "article_number", "references_read")
+    # The columns of the revisions these tests start from (0023 added the first two, 0028, 0029 and
+    # 0030 the others).
+    later = ("sender_comment", "scrubbed", "article_number", "references_read", "overview")
     columns = [column for column in emails.c if column.name not in later]
     copy = conn.execute(sa.select(*columns).where(emails.c.message_id == MAIL["E"].message_id)).one()._asdict()
     copy.pop("id")

@@ -1,9 +1,10 @@
 """`sathub archive reindex --sources`: what the search reads of a message but the read API does not
 show (migration 0023: the name in a From comment, the text pipermail inlined after "next part"),
-and the Message-IDs it names in References and In-Reply-To (migration 0029: public-inbox's thread,
-NNTP OVER), read from the kept sources of the mail stored before the columns existed.
+the Message-IDs it names in References and In-Reply-To (migration 0029: public-inbox's thread,
+NNTP OVER) and OVER's kept fields (migration 0030: its body's lines), read from the kept sources
+of the mail stored before the columns existed.
 
-Once after the upgrade to 0023 and to 0029, not at start: it parses every kept source again, as an import
+Once after the upgrade to 0023, 0029 and 0030, not at start: it parses every kept source again, as an import
 does (minutes for a large archive), and serving need not wait for it; until it has run, that mail
 is found as before. Each batch is read, parsed and written in its own short transactions, so a run
 can be stopped and run again: it takes up where it stopped (NULL: not read yet), and once done,
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sathub.archive.mail.dates import utc_now
-from sathub.archive.mail.kept_source import decompress
+from sathub.archive.mail.kept_source import body_lines, decompress
 from sathub.archive.mail.message import MAX_PARTS, parse_email
 from sathub.archive.store.email_sources import count_sources_not_read, sources_not_read, write_searched_text
 from sathub.db import connect
@@ -53,7 +54,7 @@ def read_searched_text(
             rows = sources_not_read(conn, after, BATCH, list_id)
         if not rows:
             break
-        read, references = [], {}
+        read, references, lines = [], {}, {}
         for row in rows:
             source = decompress(row.compression, bytes(row.data))  # an unknown codec stops the run
             try:
@@ -65,8 +66,9 @@ def read_searched_text(
             summary.found += bool(row.text_not_read and (comment or text))
             read.append({"email_id": row.id, "comment": comment, "text": text})
             references[row.id] = named
+            lines[row.id] = body_lines(source)
         with engine.begin() as conn:
-            write_searched_text(conn, read, references)
+            write_searched_text(conn, read, references, lines)
         summary.read += len(rows)
         after = rows[-1].id
         if bar is not None:

@@ -8,6 +8,7 @@ codec of each row, so a later codec can be added without rewriting the rows alre
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Sequence
 from datetime import datetime
@@ -21,6 +22,17 @@ LEVEL = 6
 
 def compress(data: bytes) -> bytes:
     return zlib.compress(data, LEVEL)
+
+
+# Where public-inbox's Eml ends a header: the first line break followed by an empty line.
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+
+
+def body_lines(data: bytes) -> int:
+    """The lines of a message's body as public-inbox counts them for NNTP's :lines (its OverIdx:
+    the line feeds after the header's blank line; none without one)."""
+    end = _HEADER_END.search(data)
+    return 0 if end is None else data.count(b"\n", end.end())
 
 
 def decompress(compression: str, data: bytes) -> bytes:
@@ -40,6 +52,7 @@ def parsed_with_source(
     except Exception as exc:
         return f"cannot be decoded ({type(exc).__name__})"
     email.source, email.source_size, email.envelope = compress(data), len(data), from_line
+    email.source_lines = body_lines(data)
     return email
 
 

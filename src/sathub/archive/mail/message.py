@@ -52,9 +52,11 @@ class ParsedEmail:
     sender_comment: str = ""
     scrubbed: str = ""
     # The source as received, compressed (mail/kept_source.py), its size and its mbox `From ` line:
-    # set by the import's parsing, stored in email_sources (migration 0008).
+    # set by the import's parsing, stored in email_sources (migration 0008); its body's lines, for
+    # NNTP OVER's :lines (migration 0030).
     source: bytes | None = None
     source_size: int = 0
+    source_lines: int | None = None
     envelope: str | None = None
     position: int | None = None  # the message's place among those of the files imported, from 0
 

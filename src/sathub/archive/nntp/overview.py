@@ -1,13 +1,14 @@
-"""OVER's fields (RFC 3977 8.3 and 8.4) made from an email's stored fields, in LIST OVERVIEW.FMT's
-order; HDR's value of one of them. Pure.
+"""OVER's fields (RFC 3977 8.3 and 8.4), in LIST OVERVIEW.FMT's order; HDR's value of one of
+them. Pure.
 
-Made from what the archive keeps in its rows, so that OVER of thousands of articles reads no
-source: Subject and From as archived (RFC 2047-encoded when not ASCII), Date the archived UTC date,
-References the Message-IDs the message names in References and In-Reply-To, in public-inbox's
-order (migration 0029's email_references; its parent alone for mail whose references are not read
-yet), :bytes the source's size as
-received (public-inbox counts each bare LF as a CRLF, which needs the source), :lines empty (the
-count of the body's lines would need every source read)."""
+The first seven are kept with each email (migration 0030's emails.overview, made by the writers),
+so that OVER of thousands of articles reads one column and formats nothing: Subject and From as
+archived (RFC 2047-encoded when not ASCII), Date the archived UTC date, References the Message-IDs
+the message names in References and In-Reply-To, in public-inbox's order (migration 0029's
+email_references; its parent alone for mail whose references are not read yet), :bytes the
+source's size as received (public-inbox counts each bare LF as a CRLF, which needs the source),
+:lines its body's lines as public-inbox counts them (mail/kept_source.py). The article number
+and the Xref, which the site's settings name, are put around them when served."""
 
 from __future__ import annotations
 
@@ -54,46 +55,39 @@ def _date(date: datetime) -> str:
     return f"{_DAYS[date.weekday()]}, {iso[8:10]} {_MONTHS[date.month - 1]} {iso[:4]} {iso[11:19]} +0000"
 
 
-# The columns of an overview row (store/newsgroups.py's overview), read by position: a SQLAlchemy
-# Row's attribute costs 0.5 µs, 4.6 µs of a line's 12 when named.
-ROW_COLUMNS = (
-    "list_id",
-    "article_number",
-    "subject",
-    "sender_name",
-    "sender_address",
-    "date",
-    "message_id",
-    "in_reply_to",
-    "named",  # its email_references joined by "> <", or None
-    "size",
-)
-
-
-def _overview_fields(row, server: str, group: str) -> tuple[str, ...]:
-    """The values of ROW_FIELDS of `row` (ROW_COLUMNS' values in their order), in their order."""
-    _, number, subject, name, address, date, message_id, in_reply_to, named, size = row
-    references = named or in_reply_to
-    return (
-        _one_line(_encoded(subject)),
-        _sender(name, address),
-        _date(date),
-        _one_line(f"<{message_id}>"),
-        _one_line(f"<{references}>") if references else "",
-        "" if size is None else str(size),
-        "",
-        f"{server} {group}:{number}",
-        group,
+def kept_overview(
+    subject: str,
+    name: str,
+    address: str,
+    date: datetime,
+    message_id: str,
+    named: str,
+    size: int | None,
+    lines: int | None,
+) -> str:
+    """The kept fields (emails.overview): OVER's first seven joined by TABs. `named`: the Message-IDs
+    the message names joined by "> <" ("" for none); `size` and `lines` None when not known (an
+    empty field, as RFC 3977 8.3.2 allows)."""
+    return "\t".join(
+        (
+            _one_line(_encoded(subject)),
+            _sender(name, address),
+            _date(date),
+            _one_line(f"<{message_id}>"),
+            _one_line(f"<{named}>") if named else "",
+            "" if size is None else str(size),
+            "" if lines is None else str(lines),
+        )
     )
 
 
-def field_values(row, server: str, group: str) -> dict[str, str]:
-    """Each of ROW_FIELDS of `row` by its name (see _overview_fields)."""
-    return dict(zip(ROW_FIELDS, _overview_fields(row, server, group), strict=True))
+def field_values(number: int, overview: str, server: str, group: str) -> dict[str, str]:
+    """Each of ROW_FIELDS of the article `number` of `group` whose kept fields are `overview`."""
+    return dict(zip(ROW_FIELDS, (*overview.split("\t"), f"{server} {group}:{number}", group), strict=True))
 
 
-def overview_line(row, server: str, group: str, *, by_message_id: bool = False) -> bytes:
-    """OVER's line of `row`, numbered as in its group, or 0 when asked by Message-ID (RFC 3977 8.3.2)."""
-    fields = _overview_fields(row, server, group)
-    number = "0" if by_message_id else str(row[1])
-    return "\t".join((number, *fields[:7], "Xref: " + fields[7])).encode("utf-8", "surrogateescape")
+def overview_line(number: int, overview: str, server: str, group: str, *, by_message_id: bool = False) -> bytes:
+    """OVER's line of the article `number` of `group` whose kept fields are `overview`, numbered as
+    in its group, or 0 when asked by Message-ID (RFC 3977 8.3.2)."""
+    shown = 0 if by_message_id else number
+    return f"{shown}\t{overview}\tXref: {server} {group}:{number}".encode("utf-8", "surrogateescape")

@@ -11,7 +11,7 @@ from sathub.archive.mail.kept_source import source_of
 from sathub.archive.nntp.articles import article_lines, split_message
 from sathub.archive.nntp.groups import Group, group_name, numbers
 from sathub.archive.nntp.overview import ROW_FIELDS, field_values, overview_line
-from sathub.archive.store import attachments, newsgroups
+from sathub.archive.store import attachments, newsgroups, overviews
 from sathub.db.engines import Engine, Row, connect
 
 
@@ -103,18 +103,19 @@ def article_by_message_id(site: Site, message_id: str, part: str, current: Group
 def overview_lines(site: Site, group: Group, low: int, high: int) -> list[bytes]:
     """OVER's lines of the group's articles from `low` to `high` (at most site.max_range)."""
     with connect(site.engine) as conn:
-        rows = newsgroups.overview(conn, group.list_id, low, high, site.max_range)
-    return [overview_line(row, site.server, group.name) for row in rows]
+        found = overviews.overview_range(conn, group.list_id, low, high, site.max_range)
+    return [overview_line(number, fields, site.server, group.name) for _, number, fields in found]
 
 
 def overview_of_message_id(site: Site, message_id: str, current: Group | None) -> bytes | None:
     """OVER's line of a Message-ID, numbered 0 (RFC 3977 8.3.2)."""
     with connect(site.engine, snapshot=True) as conn:
-        row = newsgroups.overview_by_message_id(conn, message_id, current.list_id if current else None)
-        if row is None:
+        email = newsgroups.email_of_message_id(conn, message_id, current.list_id if current else None)
+        if email is None:
             return None
-        group = site.group_of(newsgroups.list_name(conn, row.list_id))
-    return overview_line(row, site.server, group, by_message_id=True)
+        found = overviews.overview_of_email(conn, email.id)
+        group = site.group_of(newsgroups.list_name(conn, email.list_id))
+    return overview_line(found.article_number, found.fields, site.server, group, by_message_id=True)
 
 
 def _header_value(source: bytes, field: str) -> str:
@@ -141,8 +142,10 @@ def header_lines(site: Site, group: Group, field: str, low: int, high: int) -> l
     name = field.lower()
     with connect(site.engine) as conn:
         if name in ROW_FIELDS:
-            rows = newsgroups.overview(conn, group.list_id, low, high, site.max_range)
-            values = [(row.article_number, field_values(row, site.server, group.name)[name]) for row in rows]
+            found = overviews.overview_range(conn, group.list_id, low, high, site.max_range)
+            values = [
+                (number, field_values(number, fields, site.server, group.name)[name]) for _, number, fields in found
+            ]
         else:
             rows = newsgroups.articles(conn, group.list_id, low, high, site.max_range)
             rebuilt = attachments.attachments_to_rebuild(conn, [row.id for row in rows if row.data is None])
@@ -161,8 +164,8 @@ def header_of_message_id(site: Site, field: str, message_id: str, current: Group
             return None
         group = site.group_of(newsgroups.list_name(conn, row.list_id))
         if name in ROW_FIELDS:
-            overview_row = newsgroups.overview_by_message_id(conn, message_id, row.list_id)
-            value = field_values(overview_row, site.server, group)[name]
+            found = overviews.overview_of_email(conn, row.id)
+            value = field_values(found.article_number, found.fields, site.server, group)[name]
         else:
             rebuilt = [] if row.data is not None else attachments.attachments_to_rebuild(conn, [row.id])[row.id]
             value = _header_value(source_of(row, rebuilt), name)

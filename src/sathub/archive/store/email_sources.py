@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection, Row
 from sathub.archive.mail.kept_source import ZLIB
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store.attachments import attachments_to_rebuild
+from sathub.archive.store.overviews import made_overviews
 from sathub.archive.tables import email_references, email_sources, emails, threads
 from sathub.db.dialect import insert_ignoring_conflicts
 
@@ -57,11 +58,11 @@ def fill_missing_sources(conn: Connection, list_id: int, archived: dict[str, Par
     return len(lacking)
 
 
-# -- sources read again for what the search reads of them (migration 0023) and the Message-IDs
-# they name (migration 0029) ---------------------------------------------------------------------
+# -- sources read again for what the search reads of them (migration 0023), the Message-IDs they
+# name (migration 0029) and OVER's kept fields (migration 0030) ---------------------------------
 
 _TEXT_NOT_READ = sa.or_(emails.c.sender_comment.is_(None), emails.c.scrubbed.is_(None))
-_NOT_READ = sa.or_(_TEXT_NOT_READ, emails.c.references_read.is_(None))
+_NOT_READ = sa.or_(_TEXT_NOT_READ, emails.c.references_read.is_(None), emails.c.overview.is_(None))
 
 
 def _not_read(list_id: int | None) -> sa.Select:
@@ -71,7 +72,8 @@ def _not_read(list_id: int | None) -> sa.Select:
 
 def count_sources_not_read(conn: Connection, list_id: int | None = None) -> int:
     """Emails (of the list when given) with a kept source whose searched-only columns (migration
-    0023: sender_comment, scrubbed) or references (migration 0029) are not read from it yet (NULL)."""
+    0023: sender_comment, scrubbed), references (migration 0029) or OVER's fields (migration 0030)
+    are not read from it yet (NULL)."""
     return conn.scalar(sa.select(sa.func.count()).select_from(_not_read(list_id).subquery())) or 0
 
 
@@ -87,11 +89,14 @@ def sources_not_read(conn: Connection, after: int, limit: int, list_id: int | No
     return conn.execute(query.where(emails.c.id > after).order_by(emails.c.id).limit(limit)).all()
 
 
-def write_searched_text(conn: Connection, read: list[dict], references: dict[int, list[str]]) -> None:
-    """Each email's (`email_id`) `sender_comment` and `scrubbed`, and the Message-IDs it names
-    (`references` by email id), read from its source, where they are still not read: what the
-    import wrote meanwhile stays. The search triggers index again the emails whose text changed
-    (NULL to '' is no change to them)."""
+def write_searched_text(
+    conn: Connection, read: list[dict], references: dict[int, list[str]], lines: dict[int, int]
+) -> None:
+    """Each email's (`email_id`) `sender_comment` and `scrubbed`, the Message-IDs it names
+    (`references` by email id) and its body's lines (`lines`, OVER's kept fields made with them),
+    read from its source, where they are still not read: what the import wrote meanwhile stays.
+    The search triggers index again the emails whose text changed (NULL to '' is no change to
+    them)."""
     if not read:
         return
     statement = (
@@ -113,6 +118,13 @@ def write_searched_text(conn: Connection, read: list[dict], references: dict[int
     ]
     if rows:
         conn.execute(email_references.insert(), rows)
+    unkept = conn.scalars(sa.select(emails.c.id).where(emails.c.id.in_(list(lines)), emails.c.overview.is_(None)))
+    made = made_overviews(conn, list(unkept), lines)
+    if made:
+        conn.execute(
+            emails.update().where(emails.c.id == sa.bindparam("email_id")).values(overview=sa.bindparam("fields")),
+            [{"email_id": email_id, "fields": fields} for email_id, fields in made.items()],
+        )
 
 
 # -- reading sources back ------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The SQL of the NNTP server (archive/nntp/): the lists anyone may read as newsgroups, their
-articles by number (emails.article_number, migration 0028) or by Message-ID, overview rows of a
-range, and what arrived since a date. Mail of a private or hidden list is in none of them.
+articles by number (emails.article_number, migration 0028) or by Message-ID, and what arrived
+since a date (OVER's fields: store/overviews.py). Mail of a private or hidden list is in none of them.
 
 Every range read walks the index emails_list_article (list_id, article_number)."""
 
@@ -15,7 +15,6 @@ from sqlalchemy.engine import Connection, Row
 from sathub.archive.tables import (
     READABLE_LIST,
     article_counters,
-    email_references,
     email_sources,
     emails,
     mailing_lists,
@@ -98,34 +97,6 @@ _ARTICLE = sa.select(
     email_sources.c.data,
 ).select_from(emails.outerjoin(email_sources, email_sources.c.email_id == emails.c.id))
 
-# The Message-IDs an email names (migration 0029) as OVER's References holds them between its outer
-# angle brackets, in their order (an aggregate reads a sorted subquery's rows in its order, on both
-# backends); NULL when it names none.
-_NAMED_IN_ORDER = (
-    sa.select(email_references.c.message_id)
-    .where(email_references.c.email_id == emails.c.id)
-    .order_by(email_references.c.position)
-    .correlate(emails)
-    .subquery()
-)
-_REFERENCES = (
-    sa.select(sa.func.aggregate_strings(_NAMED_IN_ORDER.c.message_id, "> <")).select_from(_NAMED_IN_ORDER)
-).scalar_subquery()
-
-# What an overview line is made of, in nntp/overview.py's ROW_COLUMNS order (it reads them by position).
-_OVERVIEW = sa.select(
-    emails.c.list_id,
-    emails.c.article_number,
-    emails.c.subject,
-    emails.c.sender_name,
-    emails.c.sender_address,
-    emails.c.date,
-    emails.c.message_id,
-    emails.c.in_reply_to,
-    _REFERENCES.label("named"),
-    email_sources.c.size,
-).select_from(emails.outerjoin(email_sources, email_sources.c.email_id == emails.c.id))
-
 
 def article(conn: Connection, list_id: int, number: int) -> Row | None:
     """The list's article of that number (see _ARTICLE)."""
@@ -152,18 +123,10 @@ def article_by_message_id(conn: Connection, message_id: str, prefer_list: int | 
     return conn.execute(_readable_with_message_id(_ARTICLE, message_id, prefer_list)).first()
 
 
-def overview_by_message_id(conn: Connection, message_id: str, prefer_list: int | None) -> Row | None:
-    """The overview row (see _OVERVIEW) of a Message-ID on a list anyone may read."""
-    return conn.execute(_readable_with_message_id(_OVERVIEW, message_id, prefer_list)).first()
-
-
-def overview(conn: Connection, list_id: int, low: int, high: int, limit: int) -> Sequence[Row]:
-    """The overview rows of the list's articles from `low` to `high`, ascending, the first `limit`."""
-    return conn.execute(
-        _OVERVIEW.where(emails.c.list_id == list_id, emails.c.article_number.between(low, high))
-        .order_by(emails.c.article_number)
-        .limit(limit)
-    ).all()
+def email_of_message_id(conn: Connection, message_id: str, prefer_list: int | None) -> Row | None:
+    """(id, list_id) of a Message-ID's email on a list anyone may read."""
+    query = sa.select(emails.c.id, emails.c.list_id)
+    return conn.execute(_readable_with_message_id(query, message_id, prefer_list)).first()
 
 
 def articles(conn: Connection, list_id: int, low: int, high: int, limit: int) -> Sequence[Row]:

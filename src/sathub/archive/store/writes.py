@@ -11,6 +11,7 @@ from sqlalchemy.engine import Connection, Engine
 from sathub.archive.mail.ids import default_mailman_id
 from sathub.archive.mail.message import ParsedEmail
 from sathub.archive.store.email_sources import fill_missing_sources, insert_sources
+from sathub.archive.store.overviews import overview_of
 from sathub.archive.store.removal_scopes import lock_list
 from sathub.archive.store.removals import hide_arrived, removed_hashes
 from sathub.archive.store.rethreading import Place, rethread
@@ -131,6 +132,7 @@ def email_row(
         "thread_depth": place.depth,
         "article_number": article_number,
         "references_read": True,
+        "overview": overview_of(email),
     }
 
 
