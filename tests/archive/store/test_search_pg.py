@@ -18,7 +18,7 @@ from sqlalchemy.dialects import postgresql
 
 from sathub import db
 from sathub.archive.search.query import And, Not, parse
-from sathub.archive.store import search
+from sathub.archive.store import search, search_pg
 from sathub.archive.store.listing import Page
 from sathub.archive.store.search_pg import PostgresSearch
 from tests.archive.corpus import CORPUS_GROUP
@@ -81,3 +81,41 @@ def test_any_other_word_is_asked_of_document(query):
 @pytest.mark.parametrize("sort", ["relevance", "date-desc", "date-asc", "arrival"])
 def test_the_private_lists_are_always_left_out(sort):
     assert "email_search.list_id NOT IN (SELECT mailing_lists.id" in compiled("gps", sort)
+
+
+@CORPUS_GROUP
+@pytest.mark.parametrize("corpus", [BACKENDS[1]], indirect=True)
+@pytest.mark.parametrize("query", ["gpsd", "ephemeris", "s:release", "gpsd -python", "ntp OR chrony", "zzzznothing"])
+def test_matches_read_newest_first_are_every_matchs_newest(corpus, query):
+    """newest_matches widens its span of ids until it holds what is needed: the same ids as every
+    match sorted (a statement of its own here), for a common word (one span), a rare one (widened
+    to the first id) and none."""
+    tree = parse(query)
+    items = list(tree.items) if isinstance(tree, And) else [tree]
+    text = [item for item in items if not isinstance(item, Not)]
+    negated = [item for item in items if isinstance(item, Not)]
+    ids, _ = PostgresSearch().newest(text, negated, [], None)
+    everything = ids.with_only_columns(ids.selected_columns[0]).limit(None)
+    with db.connect(corpus.engine) as conn:
+        every = list(conn.scalars(everything, {"bound": 0}))
+        assert every == sorted(every, reverse=True)
+        for needed in (1, 7, 1001, 10_001):
+            assert search_pg.newest_matches(conn, ids, needed) == every[:needed], needed
+
+
+@CORPUS_GROUP
+@pytest.mark.parametrize("corpus", [BACKENDS[1]], indirect=True)
+@pytest.mark.parametrize("query", ["gpsd", "ephemeris", "s:release", "gps time", "gpsd -python"])
+def test_pages_read_newest_first_are_the_pages_of_every_match_read(corpus, query):
+    """By relevance with a count limit, the matches are read newest first as far as needed; the
+    pages (rows, scores, whether more follow) are those of the statement that reads every match
+    (no count limit), in the ranked window, across its end and past it."""
+    with db.connect(corpus.engine) as conn:
+        for offset in (0, 995, 5000):
+            page = Page(10, offset)
+            capped = search.search(conn, parse(query), page=page, count_limit=10_000)
+            every = search.search(conn, parse(query), page=page)
+            assert [row.id for row in capped.rows] == [row.id for row in every.rows], offset
+            assert capped.scores == pytest.approx(every.scores), offset
+            assert capped.more == every.more
+            assert (capped.count, capped.count_exact) == (min(every.count, 10_000), every.count <= 10_000)

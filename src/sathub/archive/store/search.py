@@ -198,6 +198,8 @@ def _search(conn: Connection, tree: Node, list_id: int | None, sort: str, page: 
         if counted >= walk_from:
             ids, _ = _paged(compiler, tree, list_id, sort, walk=True)
     windowed = sort == "relevance" and ranks
+    if windowed and count_limit is not None and isinstance(compiler.backend, search_pg.PostgresSearch):
+        return _newest_ranked(conn, compiler, tree, list_id, offset, limit, count_limit)
     hits: list = []
     if offset < RANK_WINDOW or not windowed:
         hits = list(conn.execute(ids, {"limit": limit, "offset": offset}))
@@ -210,11 +212,52 @@ def _search(conn: Connection, tree: Node, list_id: int | None, sort: str, page: 
         total = hits[0].total
     else:
         total = counted if counted is not None else _count(conn, counting, reach)
-    rows = emails_by_id(conn, [hit.id for hit in hits])
-    scores = [None if hit.score is None else float(hit.score) for hit in hits]
+    return _found(conn, [(hit.id, hit.score) for hit in hits], total, offset + limit, count_limit)
+
+
+def _found(
+    conn: Connection, hits: list[tuple[int, float | None]], total: int, end: int, count_limit: int | None
+) -> Found:
+    """The page of `hits` (id, score) that ends at the `end`th match, of `total` (the count limit
+    plus one or more when not counted further)."""
+    rows = emails_by_id(conn, [email_id for email_id, _ in hits])
+    scores = [None if score is None else float(score) for _, score in hits]
     if count_limit is not None and total > count_limit:
-        return Found(count_limit, False, offset + limit < total, rows, scores)
-    return Found(total, True, offset + limit < total, rows, scores)
+        return Found(count_limit, False, end < total, rows, scores)
+    return Found(total, True, end < total, rows, scores)
+
+
+def _newest_ranked(
+    conn: Connection, compiler: _Compiler, tree: Node, list_id: int | None, offset: int, limit: int, count_limit: int
+) -> Found:
+    """By relevance on PostgreSQL: the matches read newest first as far as the count limit or the
+    page's end (search_pg.newest_matches), the RANK_WINDOW newest of them ranked, the others
+    after them as they arrived."""
+    ids, scores = _newest(compiler, tree, list_id)
+    # The window is the same on every page: the RANK_WINDOW newest, whatever the page asks.
+    found = search_pg.newest_matches(conn, ids, max(count_limit, offset + limit, RANK_WINDOW) + 1)
+    window = found[:RANK_WINDOW]
+    ranked: list[tuple[int, float | None]] = [(email_id, None) for email_id in window]
+    if offset < len(window):
+        rows = conn.execute(scores, {"ids": window})
+        ranked = [(row.id, row.score) for row in sorted(rows, key=_rank_order, reverse=True)]
+    hits = [*ranked, *((email_id, None) for email_id in found[len(window) :])][offset : offset + limit]
+    # Not every match read: `found` holds one past the count limit, the page's end and the window.
+    return _found(conn, hits, len(found), offset + limit, count_limit)
+
+
+def _rank_order(row: Row) -> tuple:
+    """Higher first: the score, then the later date, then the later arrival (as search_pg's window)."""
+    return row.score, row.date, row.id
+
+
+@lru_cache(maxsize=512)
+def _newest(compiler: _Compiler, tree: Node, list_id: int | None) -> tuple[sa.Select, sa.Select]:
+    backend = compiler.backend
+    if not isinstance(backend, search_pg.PostgresSearch):
+        raise TypeError(backend)
+    text, negated, rest = compiler.parts(tree) or ([], [], [])
+    return backend.newest(text, negated, [compiler.predicate(item) for item in rest], list_id)
 
 
 def _count(conn: Connection, counting: sa.Select, reach: int | None) -> int:
