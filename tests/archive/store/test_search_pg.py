@@ -13,6 +13,7 @@ rare word: 34 ms against 0.6)."""
 from __future__ import annotations
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.dialects import postgresql
 
@@ -21,6 +22,8 @@ from sathub.archive.search.query import And, Not, parse
 from sathub.archive.store import search, search_pg
 from sathub.archive.store.listing import Page
 from sathub.archive.store.search_pg import PostgresSearch
+from sathub.archive.tables import emails
+from tests.archive.api_fixtures import seed_big_list
 from tests.archive.corpus import CORPUS_GROUP
 from tests.conftest import BACKENDS
 
@@ -87,20 +90,21 @@ def test_the_private_lists_are_always_left_out(sort):
 @pytest.mark.parametrize("corpus", [BACKENDS[1]], indirect=True)
 @pytest.mark.parametrize("query", ["gpsd", "ephemeris", "s:release", "gpsd -python", "ntp OR chrony", "zzzznothing"])
 def test_matches_read_newest_first_are_every_matchs_newest(corpus, query):
-    """newest_matches widens its span of ids until it holds what is needed: the same ids as every
-    match sorted (a statement of its own here), for a common word (one span), a rare one (widened
-    to the first id) and none."""
+    """newest_matches widens its span of ids until it holds what is needed, or says that reading
+    every match costs less (None): what it finds are every match's newest, sorted whole here."""
     tree = parse(query)
     items = list(tree.items) if isinstance(tree, And) else [tree]
     text = [item for item in items if not isinstance(item, Not)]
     negated = [item for item in items if isinstance(item, Not)]
-    ids, _ = PostgresSearch().newest(text, negated, [], None)
-    everything = ids.with_only_columns(ids.selected_columns[0]).limit(None)
+    newest = PostgresSearch().newest(text, negated, [], None)
     with db.connect(corpus.engine) as conn:
-        every = list(conn.scalars(everything, {"bound": 0}))
+        every = list(conn.scalars(newest.within.limit(None), {"low": 0}))
         assert every == sorted(every, reverse=True)
-        for needed in (1, 7, 1001, 10_001):
-            assert search_pg.newest_matches(conn, ids, needed) == every[:needed], needed
+        answers = {needed: search_pg.newest_matches(conn, newest, needed) for needed in (1, 7, 1001, 10_001)}
+    for needed, found in answers.items():
+        assert found is None or found == every[:needed], needed
+    if query == "zzzznothing":
+        assert set(answers.values()) == {None}
 
 
 @CORPUS_GROUP
@@ -119,3 +123,25 @@ def test_pages_read_newest_first_are_the_pages_of_every_match_read(corpus, query
             assert capped.scores == pytest.approx(every.scores), offset
             assert capped.more == every.more
             assert (capped.count, capped.count_exact) == (min(every.count, 10_000), every.count <= 10_000)
+
+
+@pytest.mark.parametrize("database_url", [BACKENDS[1]], indirect=True)
+@pytest.mark.parametrize("whole", [search_pg._WHOLE, 0], ids=["as set", "never whole"])
+def test_a_span_is_widened_until_it_holds_what_is_needed(engine, whole, monkeypatch):
+    """big@example.org's 45 emails hold "text", the newest ids: a span of twice the matches needed
+    holds them; more than there are widens the span until it would hold every id (None)."""
+    monkeypatch.setattr(search_pg, "_WHOLE", whole)
+    seed_big_list(engine, replies=22)
+    newest = PostgresSearch().newest([parse("text")], [], [], None)
+    with db.connect(engine) as conn:
+        every = list(conn.scalars(sa.select(emails.c.id).order_by(emails.c.id.desc())))
+        assert len(every) == 45
+        for needed in (1, 3, 20, 22):
+            assert search_pg.newest_matches(conn, newest, needed) == every[:needed], needed
+        assert search_pg.newest_matches(conn, newest, 46) is None
+        # The thread's 23, older than the 22 single emails: the first spans hold none of them.
+        big = list(conn.scalars(sa.select(emails.c.id).where(emails.c.subject == "Big").order_by(emails.c.id.desc())))
+        assert len(big) == 23 and big[0] < min(set(every) - set(big))
+        found = search_pg.newest_matches(conn, PostgresSearch().newest([parse("s:big")], [], [], None), 2)
+        assert found == (None if whole else big[:2])  # widened from 4 ids when never read whole
+        assert search_pg.newest_matches(conn, PostgresSearch().newest([parse("zzzznothing")], [], [], None), 3) is None

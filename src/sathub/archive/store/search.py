@@ -199,7 +199,9 @@ def _search(conn: Connection, tree: Node, list_id: int | None, sort: str, page: 
             ids, _ = _paged(compiler, tree, list_id, sort, walk=True)
     windowed = sort == "relevance" and ranks
     if windowed and count_limit is not None and isinstance(compiler.backend, search_pg.PostgresSearch):
-        return _newest_ranked(conn, compiler, tree, list_id, offset, limit, count_limit)
+        newest = _newest_ranked(conn, compiler, tree, list_id, offset, limit, count_limit)
+        if newest is not None:
+            return newest
     hits: list = []
     if offset < RANK_WINDOW or not windowed:
         hits = list(conn.execute(ids, {"limit": limit, "offset": offset}))
@@ -229,17 +231,19 @@ def _found(
 
 def _newest_ranked(
     conn: Connection, compiler: _Compiler, tree: Node, list_id: int | None, offset: int, limit: int, count_limit: int
-) -> Found:
+) -> Found | None:
     """By relevance on PostgreSQL: the matches read newest first as far as the count limit or the
     page's end (search_pg.newest_matches), the RANK_WINDOW newest of them ranked, the others
-    after them as they arrived."""
-    ids, scores = _newest(compiler, tree, list_id)
+    after them as they arrived; None when reading every match costs less."""
+    newest = _newest(compiler, tree, list_id)
     # The window is the same on every page: the RANK_WINDOW newest, whatever the page asks.
-    found = search_pg.newest_matches(conn, ids, max(count_limit, offset + limit, RANK_WINDOW) + 1)
+    found = search_pg.newest_matches(conn, newest, max(count_limit, offset + limit, RANK_WINDOW) + 1)
+    if found is None:
+        return None
     window = found[:RANK_WINDOW]
     ranked: list[tuple[int, float | None]] = [(email_id, None) for email_id in window]
     if offset < len(window):
-        rows = conn.execute(scores, {"ids": window})
+        rows = conn.execute(newest.scores, {"ids": window})
         ranked = [(row.id, row.score) for row in sorted(rows, key=_rank_order, reverse=True)]
     hits = [*ranked, *((email_id, None) for email_id in found[len(window) :])][offset : offset + limit]
     # Not every match read: `found` holds one past the count limit, the page's end and the window.
@@ -252,7 +256,7 @@ def _rank_order(row: Row) -> tuple:
 
 
 @lru_cache(maxsize=512)
-def _newest(compiler: _Compiler, tree: Node, list_id: int | None) -> tuple[sa.Select, sa.Select]:
+def _newest(compiler: _Compiler, tree: Node, list_id: int | None) -> search_pg.Newest:
     backend = compiler.backend
     if not isinstance(backend, search_pg.PostgresSearch):
         raise TypeError(backend)

@@ -6,6 +6,8 @@ their ids (`list_id NOT IN (the private lists)`, read once per statement from th
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
@@ -33,13 +35,17 @@ _SAME_TIME = sa.literal_column("INTERVAL '0 s'", sa.Interval)
 # PostgreSQL reads every match to sort it anyway: the count rides along (one scan of the match,
 # not two).
 _TOTAL = sa.func.count().over().label("total")
-_BOUND = sa.bindparam("bound", type_=sa.Integer)
+_LOW = sa.bindparam("low", type_=sa.Integer)
 _NEEDED = sa.bindparam("needed", type_=sa.Integer)
 _IDS = sa.bindparam("ids", type_=postgresql.ARRAY(sa.Integer))
-# newest_matches' first span, in ids per match needed (the densest common word, `gpsd`, matches 87 %
-# of the mail), and the least it widens a span that held too few.
+# newest_matches' first span, in ids per match needed: the densest common word, `gpsd`, matches
+# 87 % of the mail.
 _FIRST_SPAN = 2
-_LEAST_WIDENING = 4
+# newest_matches reads a match whole when it holds fewer than this many times the matches needed:
+# measured at 1,000,000 messages, `ephemeris` (10,452), `"release candidate"` (12,851) and
+# `satel*` (86,001, few of them recent) cost less whole (15 / 80 / 72 ms) than by spans (28 / 101 /
+# 102 ms).
+_WHOLE = 3
 
 
 class PostgresSearch:
@@ -115,32 +121,44 @@ class PostgresSearch:
 
     def newest(
         self, text: list[Node], negated: list[Node], predicates: list[sa.ColumnElement], list_id: int | None
-    ) -> tuple[sa.Select, sa.Select]:
-        """(the ids of the matches above the id `bound`, newest arrival first, the first `needed`;
-        the id, date and score of each of the emails `ids`), for newest_matches and its ranking."""
+    ) -> Newest:
+        """The statements of newest_matches and of its window's ranking."""
         where = self._where(text, negated, predicates, list_id)
-        ids = sa.select(self.id).where(*where, self.id > _BOUND).order_by(self.id.desc()).limit(_NEEDED)
+        newest = sa.select(self.id).where(*where, self.id > _LOW).order_by(self.id.desc()).limit(_NEEDED)
         score = sa.func.ts_rank(_ranked_by(text), _ts(str(tsquery(_all(text))))).label("score")
         scores = sa.select(_RANKED.c.email_id.label("id"), _RANKED.c.date.label("date"), score).where(
             _RANKED.c.email_id == sa.any_(_IDS)
         )
-        return ids, scores
+        return Newest(newest, scores)
 
 
-def newest_matches(conn: Connection, ids: sa.Select, needed: int) -> list[int]:
-    """The first `needed` ids that `ids` (PostgresSearch.newest's) finds, newest arrival first
-    (fewer: every match). Asked of the latest ids first, a span widened until it holds
-    `needed` matches: a GIN bitmap ANDed with the ids' B-tree range visits the span's matches
-    alone, where reading every match to sort it visited all of them (`gpsd`, 871,230 matches at
-    1,000,000 messages: 388.8 ms; docs/archive-search.md, "At scale")."""
+class Newest(NamedTuple):
+    """The ids of the matches above the id `low` (`within`), newest arrival first, the first
+    `needed`; the id, date and score of each of the
+    emails `ids` (`scores`)."""
+
+    within: sa.Select
+    scores: sa.Select
+
+
+def newest_matches(conn: Connection, newest: Newest, needed: int) -> list[int] | None:
+    """The first `needed` matches, newest arrival first; None when reading every match (statement())
+    costs less. Asked of the latest ids, a span widened as far as the matches found in it say
+    `needed` need (a quarter over): migration 0031's GIN index holds each email's id beside its
+    words, so the span's matches alone are visited (`gpsd`, 871,230 matches at 1,000,000 messages:
+    24 ms against 308 ms sorted whole; docs/archive-search.md, "Counts"). But a range in the GIN
+    index costs its ids' entries (100,000 ids about 10 ms), so a match that the span says is less
+    than _WHOLE times `needed` is read whole instead, in one statement."""
     top = conn.scalar(sa.select(sa.func.max(_INDEX.c.email_id))) or 0
     span = _FIRST_SPAN * needed
-    while True:
-        found = list(conn.scalars(ids, {"bound": top - span, "needed": needed}))
-        if len(found) >= needed or span >= top:
+    while span < top:
+        found = list(conn.scalars(newest.within, {"low": top - span, "needed": needed}))
+        if len(found) >= needed:
             return found
-        # The span again, as much wider as the matches found say it must be, twice over.
-        span = max(span * _LEAST_WIDENING, 2 * needed * span // max(len(found), 1))
+        if len(found) * top < _WHOLE * needed * span:
+            return None
+        span = max(2 * span, needed * span * 5 // (4 * max(len(found), 1)))
+    return None
 
 
 def _match(text: list[Node], negated: list[Node]) -> list[sa.ColumnElement]:
