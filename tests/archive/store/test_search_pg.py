@@ -90,17 +90,17 @@ def test_the_private_lists_are_always_left_out(sort):
 @pytest.mark.parametrize("corpus", [BACKENDS[1]], indirect=True)
 @pytest.mark.parametrize("query", ["gpsd", "ephemeris", "s:release", "gpsd -python", "ntp OR chrony", "zzzznothing"])
 def test_matches_read_newest_first_are_every_matchs_newest(corpus, query):
-    """newest_matches widens its span of ids until it holds what is needed, or says that reading
+    """span_matches widens its span of ids until it holds what is needed, or says that reading
     every match costs less (None): what it finds are every match's newest, sorted whole here."""
     tree = parse(query)
     items = list(tree.items) if isinstance(tree, And) else [tree]
     text = [item for item in items if not isinstance(item, Not)]
     negated = [item for item in items if isinstance(item, Not)]
-    newest = PostgresSearch().newest(text, negated, [], None)
+    spans = PostgresSearch().spans(text, negated, [], None, "relevance")
     with db.connect(corpus.engine) as conn:
-        every = list(conn.scalars(newest.within.limit(None), {"low": 0}))
+        every = list(conn.scalars(spans.within.limit(None), {"bound": 0}))
         assert every == sorted(every, reverse=True)
-        answers = {needed: search_pg.newest_matches(conn, newest, needed) for needed in (1, 7, 1001, 10_001)}
+        answers = {needed: search_pg.span_matches(conn, spans, needed) for needed in (1, 7, 1001, 10_001)}
     for needed, found in answers.items():
         assert found is None or found == every[:needed], needed
     if query == "zzzznothing":
@@ -109,16 +109,20 @@ def test_matches_read_newest_first_are_every_matchs_newest(corpus, query):
 
 @CORPUS_GROUP
 @pytest.mark.parametrize("corpus", [BACKENDS[1]], indirect=True)
+@pytest.mark.parametrize("sort", ["relevance", "date-desc", "date-asc"])
 @pytest.mark.parametrize("query", ["gpsd", "ephemeris", "s:release", "gps time", "gpsd -python"])
-def test_pages_read_newest_first_are_the_pages_of_every_match_read(corpus, query):
-    """By relevance with a count limit, the matches are read newest first as far as needed; the
-    pages (rows, scores, whether more follow) are those of the statement that reads every match
-    (no count limit), in the ranked window, across its end and past it."""
+@pytest.mark.parametrize("whole", [search_pg._WHOLE, 0], ids=["as set", "never whole"])
+def test_pages_read_by_spans_are_the_pages_of_every_match_read(corpus, query, sort, whole, monkeypatch):
+    """With a count limit, the matches are read in the search's order a span at a time as far as
+    needed (or whole: `_WHOLE` 0 never chooses it); the pages (rows, scores, whether more follow)
+    are those of the statement that reads every match (no count limit): by relevance in the
+    ranked window, across its end and past it, by date at the start and deep."""
+    monkeypatch.setattr(search_pg, "_WHOLE", whole)
     with db.connect(corpus.engine) as conn:
         for offset in (0, 995, 5000):
             page = Page(10, offset)
-            capped = search.search(conn, parse(query), page=page, count_limit=10_000)
-            every = search.search(conn, parse(query), page=page)
+            capped = search.search(conn, parse(query), sort=sort, page=page, count_limit=10_000)
+            every = search.search(conn, parse(query), sort=sort, page=page)
             assert [row.id for row in capped.rows] == [row.id for row in every.rows], offset
             assert capped.scores == pytest.approx(every.scores), offset
             assert capped.more == every.more
@@ -132,16 +136,17 @@ def test_a_span_is_widened_until_it_holds_what_is_needed(engine, whole, monkeypa
     holds them; more than there are widens the span until it would hold every id (None)."""
     monkeypatch.setattr(search_pg, "_WHOLE", whole)
     seed_big_list(engine, replies=22)
-    newest = PostgresSearch().newest([parse("text")], [], [], None)
+    newest = PostgresSearch().spans([parse("text")], [], [], None, "relevance")
     with db.connect(engine) as conn:
         every = list(conn.scalars(sa.select(emails.c.id).order_by(emails.c.id.desc())))
         assert len(every) == 45
         for needed in (1, 3, 20, 22):
-            assert search_pg.newest_matches(conn, newest, needed) == every[:needed], needed
-        assert search_pg.newest_matches(conn, newest, 46) is None
+            assert search_pg.span_matches(conn, newest, needed) == every[:needed], needed
+        assert search_pg.span_matches(conn, newest, 46) is None
         # The thread's 23, older than the 22 single emails: the first spans hold none of them.
         big = list(conn.scalars(sa.select(emails.c.id).where(emails.c.subject == "Big").order_by(emails.c.id.desc())))
         assert len(big) == 23 and big[0] < min(set(every) - set(big))
-        found = search_pg.newest_matches(conn, PostgresSearch().newest([parse("s:big")], [], [], None), 2)
+        found = search_pg.span_matches(conn, PostgresSearch().spans([parse("s:big")], [], [], None, "relevance"), 2)
         assert found == (None if whole else big[:2])  # widened from 4 ids when never read whole
-        assert search_pg.newest_matches(conn, PostgresSearch().newest([parse("zzzznothing")], [], [], None), 3) is None
+        nothing = PostgresSearch().spans([parse("zzzznothing")], [], [], None, "relevance")
+        assert search_pg.span_matches(conn, nothing, 3) is None

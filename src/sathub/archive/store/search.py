@@ -198,10 +198,10 @@ def _search(conn: Connection, tree: Node, list_id: int | None, sort: str, page: 
         if counted >= walk_from:
             ids, _ = _paged(compiler, tree, list_id, sort, walk=True)
     windowed = sort == "relevance" and ranks
-    if windowed and count_limit is not None and isinstance(compiler.backend, search_pg.PostgresSearch):
-        newest = _newest_ranked(conn, compiler, tree, list_id, offset, limit, count_limit)
-        if newest is not None:
-            return newest
+    if ranks and count_limit is not None and isinstance(compiler.backend, search_pg.PostgresSearch):
+        spanned = _by_spans(conn, compiler, tree, list_id, sort, (offset, limit), count_limit)
+        if spanned is not None:
+            return spanned
     hits: list = []
     if offset < RANK_WINDOW or not windowed:
         hits = list(conn.execute(ids, {"limit": limit, "offset": offset}))
@@ -229,21 +229,30 @@ def _found(
     return Found(total, True, end < total, rows, scores)
 
 
-def _newest_ranked(
-    conn: Connection, compiler: _Compiler, tree: Node, list_id: int | None, offset: int, limit: int, count_limit: int
+def _by_spans(
+    conn: Connection,
+    compiler: _Compiler,
+    tree: Node,
+    list_id: int | None,
+    sort: str,
+    page: tuple[int, int],
+    count_limit: int,
 ) -> Found | None:
-    """By relevance on PostgreSQL: the matches read newest first as far as the count limit or the
-    page's end (search_pg.newest_matches), the RANK_WINDOW newest of them ranked, the others
-    after them as they arrived; None when reading every match costs less."""
-    newest = _newest(compiler, tree, list_id)
+    """On PostgreSQL: the matches read in the search's order a span at a time, as far as the count
+    limit, the page's end and by relevance the window need (search_pg.span_matches); by relevance
+    the RANK_WINDOW newest ranked, the others after them as they arrived. None when reading every
+    match costs less."""
+    offset, limit = page
+    spans = _spans(compiler, tree, list_id, sort)
     # The window is the same on every page: the RANK_WINDOW newest, whatever the page asks.
-    found = search_pg.newest_matches(conn, newest, max(count_limit, offset + limit, RANK_WINDOW) + 1)
+    window_size = RANK_WINDOW if spans.scores is not None else 0
+    found = search_pg.span_matches(conn, spans, max(count_limit, offset + limit, window_size) + 1)
     if found is None:
         return None
-    window = found[:RANK_WINDOW]
+    window = found[:window_size]
     ranked: list[tuple[int, float | None]] = [(email_id, None) for email_id in window]
-    if offset < len(window):
-        rows = conn.execute(newest.scores, {"ids": window})
+    if spans.scores is not None and offset < len(window):
+        rows = conn.execute(spans.scores, {"ids": window})
         ranked = [(row.id, row.score) for row in sorted(rows, key=_rank_order, reverse=True)]
     hits = [*ranked, *((email_id, None) for email_id in found[len(window) :])][offset : offset + limit]
     # Not every match read: `found` holds one past the count limit, the page's end and the window.
@@ -256,12 +265,12 @@ def _rank_order(row: Row) -> tuple:
 
 
 @lru_cache(maxsize=512)
-def _newest(compiler: _Compiler, tree: Node, list_id: int | None) -> search_pg.Newest:
+def _spans(compiler: _Compiler, tree: Node, list_id: int | None, sort: str) -> search_pg.Spans:
     backend = compiler.backend
     if not isinstance(backend, search_pg.PostgresSearch):
         raise TypeError(backend)
     text, negated, rest = compiler.parts(tree) or ([], [], [])
-    return backend.newest(text, negated, [compiler.predicate(item) for item in rest], list_id)
+    return backend.spans(text, negated, [compiler.predicate(item) for item in rest], list_id, sort)
 
 
 def _count(conn: Connection, counting: sa.Select, reach: int | None) -> int:

@@ -35,13 +35,17 @@ _SAME_TIME = sa.literal_column("INTERVAL '0 s'", sa.Interval)
 # PostgreSQL reads every match to sort it anyway: the count rides along (one scan of the match,
 # not two).
 _TOTAL = sa.func.count().over().label("total")
-_LOW = sa.bindparam("low", type_=sa.Integer)
+# span_matches' bound, an id or a date (one name: the statement's parameter whichever it is)
+_BOUND_ID = sa.bindparam("bound", type_=sa.Integer)
+_BOUND_DATE = sa.bindparam("bound", type_=sa.DateTime)
+# The date of an email `span` emails from the first by date, read from the dates' B-tree (0016).
+_EDGE = sa.select(_INDEX.c.date).offset(sa.bindparam("span", type_=sa.Integer)).limit(1)
 _NEEDED = sa.bindparam("needed", type_=sa.Integer)
 _IDS = sa.bindparam("ids", type_=postgresql.ARRAY(sa.Integer))
-# newest_matches' first span, in ids per match needed: the densest common word, `gpsd`, matches
+# span_matches' first span, in ids per match needed: the densest common word, `gpsd`, matches
 # 87 % of the mail.
 _FIRST_SPAN = 2
-# newest_matches reads a match whole when it holds fewer than this many times the matches needed:
+# span_matches reads a match whole when it holds fewer than this many times the matches needed:
 # measured at 1,000,000 messages, `ephemeris` (10,452), `"release candidate"` (12,851) and
 # `satel*` (86,001, few of them recent) cost less whole (15 / 80 / 72 ms) than by spans (28 / 101 /
 # 102 ms).
@@ -119,40 +123,59 @@ class PostgresSearch:
         where.append(self.list_id.not_in(_PRIVATE_LISTS))
         return where
 
-    def newest(
-        self, text: list[Node], negated: list[Node], predicates: list[sa.ColumnElement], list_id: int | None
-    ) -> Newest:
-        """The statements of newest_matches and of its window's ranking."""
+    def spans(
+        self,
+        text: list[Node],
+        negated: list[Node],
+        predicates: list[sa.ColumnElement],
+        list_id: int | None,
+        sort: str,
+    ) -> Spans:
+        """The statements of span_matches (and of its window's ranking, by relevance)."""
         where = self._where(text, negated, predicates, list_id)
-        newest = sa.select(self.id).where(*where, self.id > _LOW).order_by(self.id.desc()).limit(_NEEDED)
-        score = sa.func.ts_rank(_ranked_by(text), _ts(str(tsquery(_all(text))))).label("score")
-        scores = sa.select(_RANKED.c.email_id.label("id"), _RANKED.c.date.label("date"), score).where(
-            _RANKED.c.email_id == sa.any_(_IDS)
-        )
-        return Newest(newest, scores)
+        ids = sa.select(self.id).where(*where).limit(_NEEDED)
+        if sort == "relevance":
+            score = sa.func.ts_rank(_ranked_by(text), _ts(str(tsquery(_all(text))))).label("score")
+            scores = sa.select(_RANKED.c.email_id.label("id"), _RANKED.c.date.label("date"), score).where(
+                _RANKED.c.email_id == sa.any_(_IDS)
+            )
+            return Spans(ids.where(self.id > _BOUND_ID).order_by(self.id.desc()), None, scores)
+        # Ordered by an expression of the date, as statement() orders: not by walking its B-tree.
+        date = self.date + _SAME_TIME
+        if sort == "date-asc":
+            within = ids.where(self.date < _BOUND_DATE).order_by(date, self.id)
+            return Spans(within, _EDGE.order_by(self.date), None)
+        within = ids.where(self.date > _BOUND_DATE).order_by(date.desc(), self.id.desc())
+        return Spans(within, _EDGE.order_by(self.date.desc()), None)
 
 
-class Newest(NamedTuple):
-    """The ids of the matches above the id `low` (`within`), newest arrival first, the first
-    `needed`; the id, date and score of each of the
-    emails `ids` (`scores`)."""
+class Spans(NamedTuple):
+    """The ids of the matches past `bound` in a search's order (`within`: above an id, newest
+    arrival first; or past a date, by date), the first `needed`; by date the date of the email
+    `span` away from the first in that order (`edge`); by relevance, the id, date and score of
+    each of the emails `ids` (`scores`)."""
 
     within: sa.Select
-    scores: sa.Select
+    edge: sa.Select | None
+    scores: sa.Select | None
 
 
-def newest_matches(conn: Connection, newest: Newest, needed: int) -> list[int] | None:
-    """The first `needed` matches, newest arrival first; None when reading every match (statement())
-    costs less. Asked of the latest ids, a span widened as far as the matches found in it say
-    `needed` need (a quarter over): migration 0031's GIN index holds each email's id beside its
-    words, so the span's matches alone are visited (`gpsd`, 871,230 matches at 1,000,000 messages:
-    24 ms against 308 ms sorted whole; docs/archive-search.md, "Counts"). But a range in the GIN
-    index costs its ids' entries (100,000 ids about 10 ms), so a match that the span says is less
-    than _WHOLE times `needed` is read whole instead, in one statement."""
+def span_matches(conn: Connection, spans: Spans, needed: int) -> list[int] | None:
+    """The first `needed` matches in the search's order; None when reading every match
+    (statement()) costs less. Asked of the last emails first, a span widened as far as the matches
+    found in it say `needed` need (a quarter over): migration 0031's GIN indexes hold each email's
+    id and date beside its words, so the span's matches alone are visited (`gpsd`, 871,230 matches
+    at 1,000,000 messages: 24 ms against 308 ms sorted whole; docs/archive-search.md, "Counts").
+    But a range in a GIN index costs its entries (100,000 ids about 10 ms), so a match that the
+    span says is less than _WHOLE times `needed` is read whole instead, in one statement. A span
+    is a count of emails: the ids above the last id less it, or by date the dates past the date
+    of its last email (the dates' B-tree walked that far: the mail's dates are not spread evenly,
+    the newest 1 % of the generated million over two years of seventeen)."""
     top = conn.scalar(sa.select(sa.func.max(_INDEX.c.email_id))) or 0
     span = _FIRST_SPAN * needed
     while span < top:
-        found = list(conn.scalars(newest.within, {"low": top - span, "needed": needed}))
+        bound = conn.scalar(spans.edge, {"span": span}) if spans.edge is not None else top - span
+        found = list(conn.scalars(spans.within, {"bound": bound, "needed": needed}))
         if len(found) >= needed:
             return found
         if len(found) * top < _WHOLE * needed * span:

@@ -1,10 +1,11 @@
-"""Interface B, PostgreSQL: each email's id in the search's GIN indexes beside its words, so that a
-search reads its matches newest first a span of ids at a time (store/search_pg.py's
-newest_matches; docs/archive-search.md, "Counts").
+"""Interface B, PostgreSQL: each email's id and date in the search's GIN indexes beside its words,
+so that a search reads its matches in its order a span of ids or dates at a time
+(store/search_pg.py's span_matches; docs/archive-search.md, "Counts").
 
-- By relevance a search ranks its 1,000 newest matches and counts up to 10,000: it asks for the
-  matches above an id, widening the span until it holds enough. With the ids in the index
-  (btree_gin's operator class for integers), the GIN scan intersects the words with the span and
+- By relevance a search ranks its 1,000 newest matches and counts up to 10,000; by date it pages
+  through the newest (or oldest) dates: it asks for the matches above an id (past a date),
+  widening the span until it holds enough. With the ids and dates in the index (btree_gin's
+  operator classes for integers and timestamps), the GIN scan intersects the words with the span and
   the span's matches alone are visited: `gps time` over the last 20,000 ids of 1,000,000 messages
   4.2 ms instead of 854 ms. The planner cannot be trusted to AND the GIN index with the primary
   key's B-tree itself: ANALYZE skips every tsvector wider than 1 kB (ts_typanalyze), which is most
@@ -32,7 +33,7 @@ INDEXES = (("email_search_document", "document"), ("email_search_heading", "head
 def _build(with_ids: bool) -> None:
     op.execute("SET LOCAL maintenance_work_mem = '256MB'")
     for name, column in INDEXES:
-        columns = f"{column}, email_id" if with_ids else column
+        columns = f"{column}, email_id, date" if with_ids else column  # the ids and the dates
         op.execute(f"DROP INDEX {name}")
         op.execute(f"CREATE INDEX {name} ON email_search USING gin ({columns})")
 
