@@ -142,10 +142,12 @@ class PostgresSearch:
             return Spans(ids.where(self.id > _BOUND_ID).order_by(self.id.desc()), None, scores)
         # Ordered by an expression of the date, as statement() orders: not by walking its B-tree.
         date = self.date + _SAME_TIME
+        # The span's bound on that expression too: migration 0031's GIN indexes hold it, not the
+        # date (a d: range keeps the dates' B-tree).
         if sort == "date-asc":
-            within = ids.where(self.date < _BOUND_DATE).order_by(date, self.id)
+            within = ids.where(date < _BOUND_DATE).order_by(date, self.id)
             return Spans(within, _EDGE.order_by(self.date), None)
-        within = ids.where(self.date > _BOUND_DATE).order_by(date.desc(), self.id.desc())
+        within = ids.where(date > _BOUND_DATE).order_by(date.desc(), self.id.desc())
         return Spans(within, _EDGE.order_by(self.date.desc()), None)
 
 
