@@ -67,6 +67,8 @@ LAYERS = {
     "archive": {
         # the pure rules: mail, the search language, the tables
         **dict.fromkeys(("tables", "mail", "edge", "links"), CORE),
+        # a client address's turns at the doors, which the edge takes for every read
+        "turns": CORE,
         **dict.fromkeys(("search.query", "search.expressions", "search.facets", "search.snippets"), CORE),
         "search.text": CORE,
         # OVER's fields: the writers keep them with each email (migration 0030), the NNTP server reads them

@@ -18,6 +18,7 @@ from sathub.archive.crawlers.robots import robots_route
 from sathub.archive.links import WEB_PREFIXES
 from sathub.archive.nntp.listening import nntp_listening
 from sathub.archive.routes import routes as archive_routes
+from sathub.archive.turns import Turns
 from sathub.config import Settings
 from sathub.db.engines import create_engine
 from sathub.db.group_commit import GroupCommit
@@ -114,6 +115,7 @@ def create_app(settings: Settings | None = None, engine=None) -> Starlette:
     app.state.engine = engine
     app.state.answers = answers
     app.state.writes = GroupCommit(engine)
+    app.state.archive_turns = Turns(settings.archive_turns)
     # The admin session reaches the archive's pages, where its removal buttons are; the archive
     # checks it against interface A's accounts through this (admin_sessions.py).
     app.state.archive_prefixes = WEB_PREFIXES

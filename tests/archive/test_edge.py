@@ -1,11 +1,14 @@
 """What every door of the archive does alike (sathub.archive.edge): 405 with Allow for a method it
-does not serve, 503 for a database that cannot be reached, HEAD as GET without the body, and the
-JSON error of the API's catch-all and the downloads."""
+does not serve, 503 for a database that cannot be reached, HEAD as GET without the body, reads
+worked on in their client address's turn (writes never wait), and the JSON error of the API's
+catch-all and the downloads."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
+import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -13,6 +16,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from sathub.archive.edge import ArchiveEndpoint, ArchiveError, json_error
+from sathub.archive.turns import Turns
 from sathub.db.engines import DatabaseUnavailable
 
 
@@ -61,3 +65,52 @@ def test_json_error_is_drfs_detail_with_the_doors_methods():
         "x-content-type-options": "nosniff",
         "content-length": str(len(answer.body)),
     }
+
+
+class SlowDoor(ArchiveEndpoint):
+    """GET and POST; each answer takes 20 ms of waiting, and the most in `respond` at once is kept
+    per client address."""
+
+    methods = ("GET", "HEAD", "POST")
+
+    def __init__(self) -> None:
+        self.inside: dict[str, int] = {}
+        self.most: dict[str, int] = {}
+
+    async def respond(self, request: Request) -> Response:
+        host = request.client.host if request.client else ""
+        self.inside[host] = self.inside.get(host, 0) + 1
+        self.most[host] = max(self.most.get(host, 0), self.inside[host])
+        await asyncio.sleep(0.02)
+        self.inside[host] -= 1
+        return Response(b"ok")
+
+    def render_error(self, request: Request, error: ArchiveError) -> Response:
+        return Response(error.detail, status_code=error.status)
+
+
+async def asked(app, method: str, host: str) -> int:
+    """One request to the ASGI app from `host`, its status."""
+    transport = httpx.ASGITransport(app=app, client=(host, 1234))
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        return (await client.request(method, "/x")).status_code
+
+
+def test_reads_are_worked_on_in_their_addresss_turn_writes_never_wait():
+    door = SlowDoor()
+    app = Starlette(routes=[Route("/{what}", door, methods=["GET", "HEAD", "POST"])])
+    app.state.archive_turns = Turns(2)
+
+    async def run() -> list[int]:
+        crawler = [asked(app, "GET", "10.0.0.1") for _ in range(6)]
+        return await asyncio.gather(*crawler, asked(app, "GET", "10.0.0.2"), asked(app, "HEAD", "10.0.0.2"))
+
+    assert asyncio.run(run()) == [200] * 8
+    assert door.most == {"10.0.0.1": 2, "10.0.0.2": 2}
+    door.most.clear()
+
+    async def writes() -> list[int]:
+        return await asyncio.gather(*(asked(app, "POST", "10.0.0.1") for _ in range(4)))
+
+    assert asyncio.run(writes()) == [200] * 4
+    assert door.most == {"10.0.0.1": 4}

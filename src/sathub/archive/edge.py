@@ -4,7 +4,9 @@ an `ArchiveError`, raised once and rendered by the door it reached.
 
 The base does what every door does alike: it refuses a method the door does not serve (405, with
 `Allow`), turns a database that cannot be reached (or went away under a statement) into a 503,
-and answers HEAD with the headers GET would have (its Content-Length included) and no body. A door says what it answers
+answers HEAD with the headers GET would have (its Content-Length included) and no body, and works
+on a read in its client address's turn (turns.py; what it sends after, such as an export's
+stream, is not in the turn). A door says what it answers
 (`respond`) and how its errors look (`render_error`: JSON for the API and downloads, with
 `check` for Mailman, an HTML page for the web doors of web_door.py)."""
 
@@ -15,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from sathub.archive.turns import Turns
 from sathub.db.engines import UNREACHABLE
 from sathub.server.request_log import note_failure
 
@@ -27,6 +30,10 @@ PRIVATE_ANSWER = {"Cache-Control": "private, no-store"}
 # On every answer of a JSON door and every download: a browser takes the body for its declared type
 # only (a JSON body naming an attacker's text is never read as HTML or script).
 NOSNIFF = {"X-Content-Type-Options": "nosniff"}
+# The reads, which wait for their client address's turn (turns.py); a write (Mailman's archive
+# call, a removal's form) never waits behind its sender's reads.
+_READS = ("GET", "HEAD")
+_NO_TURNS = Turns(0)
 
 
 class ArchiveError(Exception):
@@ -54,7 +61,11 @@ class ArchiveEndpoint:
             self.refuse_early(request)
             if request.method not in self.methods:
                 raise ArchiveError(405, self.not_allowed(request.method))
-            response = await self.respond(request)
+            if request.method in _READS:
+                async with _turns(request).of(request.client.host if request.client else ""):
+                    response = await self.respond(request)
+            else:
+                response = await self.respond(request)
         except ArchiveError as error:
             if error.status >= 500:
                 note_failure(request, error)
@@ -105,3 +116,9 @@ def whole_number(text: str | None) -> int | None:
         return int(text)
     except ValueError:
         return None
+
+
+def _turns(request: Request) -> Turns:
+    """The process's turns (app.py makes them from SATHUB_ARCHIVE_TURNS); none for a door served
+    by an app that has none."""
+    return getattr(request.app.state, "archive_turns", _NO_TURNS)
