@@ -42,7 +42,7 @@ DOCUMENTED_DEFAULTS = {
     "max_message_parts": 1000,
     "max_exports": 4,
     "export_write_timeout": 30,
-    "archive_turns": 4,
+    "archive_turns": 2,
     "mailman_rest_url": "",
     "mailman_rest_user": "",
     "mailman_rest_password": "",

@@ -256,7 +256,7 @@ class Settings:
     # A client address's reads (GET, HEAD) of the archive worked on at once by one process; its
     # others wait their turn (archive/turns.py; 0: no limit). Behind SATHUB_TRUSTED_PROXIES, by
     # X-Forwarded-For. Measured in docs/archive-crawlers.md, "Turns".
-    archive_turns: int = _setting(4, _integer(0, 1000))
+    archive_turns: int = _setting(2, _integer(0, 1000))
     # Seconds an export's client may take none of its bytes before the export is cut and its slot
     # given back (archive/export/sending.py); one client address holds at most half the slots.
     export_write_timeout: int = _setting(30, _integer(1, 3600))
