@@ -89,9 +89,11 @@ def test_the_private_lists_are_always_left_out(sort):
 @CORPUS_GROUP
 @pytest.mark.parametrize("corpus", [BACKENDS[1]], indirect=True)
 @pytest.mark.parametrize("query", ["gpsd", "ephemeris", "s:release", "gpsd -python", "ntp OR chrony", "zzzznothing"])
-def test_matches_read_newest_first_are_every_matchs_newest(corpus, query):
-    """span_matches widens its span of ids until it holds what is needed, or says that reading
-    every match costs less (None): what it finds are every match's newest, sorted whole here."""
+def test_matches_read_newest_first_are_every_matchs_newest(corpus, query, monkeypatch):
+    """span_matches widens its span of ids until it holds what is needed (spans forced: the corpus
+    is small), or finds it would hold every id (None): what it finds are every match's newest,
+    sorted whole here."""
+    force_spans(monkeypatch)
     tree = parse(query)
     items = list(tree.items) if isinstance(tree, And) else [tree]
     text = [item for item in items if not isinstance(item, Not)]
@@ -111,13 +113,15 @@ def test_matches_read_newest_first_are_every_matchs_newest(corpus, query):
 @pytest.mark.parametrize("corpus", [BACKENDS[1]], indirect=True)
 @pytest.mark.parametrize("sort", ["relevance", "date-desc", "date-asc"])
 @pytest.mark.parametrize("query", ["gpsd", "ephemeris", "s:release", "gps time", "gpsd -python"])
-@pytest.mark.parametrize("whole", [search_pg._WHOLE, 0], ids=["as set", "never whole"])
-def test_pages_read_by_spans_are_the_pages_of_every_match_read(corpus, query, sort, whole, monkeypatch):
+@pytest.mark.parametrize("spans", [False, True], ids=["as set", "spans forced"])
+def test_pages_read_by_spans_are_the_pages_of_every_match_read(corpus, query, sort, spans, monkeypatch):
     """With a count limit, the matches are read in the search's order a span at a time as far as
-    needed (or whole: `_WHOLE` 0 never chooses it); the pages (rows, scores, whether more follow)
-    are those of the statement that reads every match (no count limit): by relevance in the
-    ranked window, across its end and past it, by date at the start and deep."""
-    monkeypatch.setattr(search_pg, "_WHOLE", whole)
+    needed, or whole (as set, the corpus is read whole: a span of 20,002 is most of it); the pages
+    (rows, scores, whether more follow) are those of the statement that reads every match (no
+    count limit): by relevance in the ranked window, across its end and past it, by date at the
+    start and deep."""
+    if spans:
+        force_spans(monkeypatch)
     with db.connect(corpus.engine) as conn:
         for offset in (0, 995, 5000):
             page = Page(10, offset)
@@ -133,8 +137,10 @@ def test_pages_read_by_spans_are_the_pages_of_every_match_read(corpus, query, so
 @pytest.mark.parametrize("whole", [search_pg._WHOLE, 0], ids=["as set", "never whole"])
 def test_a_span_is_widened_until_it_holds_what_is_needed(engine, whole, monkeypatch):
     """big@example.org's 45 emails hold "text", the newest ids: a span of twice the matches needed
-    holds them; more than there are widens the span until it would hold every id (None)."""
+    holds them; more than there are widens the span until it would hold every id (None). Spans of
+    up to all the mail are asked here (_HALF 1), as a large archive's are of its newest part."""
     monkeypatch.setattr(search_pg, "_WHOLE", whole)
+    monkeypatch.setattr(search_pg, "_HALF", 1)
     seed_big_list(engine, replies=22)
     newest = PostgresSearch().spans([parse("text")], [], [], None, "relevance")
     with db.connect(engine) as conn:
@@ -150,3 +156,13 @@ def test_a_span_is_widened_until_it_holds_what_is_needed(engine, whole, monkeypa
         assert found == (None if whole else big[:2])  # widened from 4 ids when never read whole
         nothing = PostgresSearch().spans([parse("zzzznothing")], [], [], None, "relevance")
         assert search_pg.span_matches(conn, nothing, 3) is None
+        monkeypatch.setattr(search_pg, "_HALF", 2)
+        top = every[0]  # the ids run to it (the fixture leaves gaps)
+        assert search_pg.span_matches(conn, newest, top // 4 - 1) == every[: top // 4 - 1]
+        assert search_pg.span_matches(conn, newest, top // 4 + 1) is None  # a span of over half the ids
+
+
+def force_spans(monkeypatch) -> None:
+    """span_matches asks spans of up to all the mail and never chooses to read the match whole."""
+    monkeypatch.setattr(search_pg, "_WHOLE", 0)
+    monkeypatch.setattr(search_pg, "_HALF", 1)
