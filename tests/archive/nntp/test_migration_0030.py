@@ -4,30 +4,17 @@ index that answers OVER alone; the downgrade takes them away again."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import sqlalchemy as sa
 from alembic import command
 
+from tests.archive.migration_fixtures import store_one_email
 from tests.conftest import migrate, scratch_engine
-
-NOW = datetime(2020, 1, 1)
 
 
 def test_the_kept_fields_and_their_index(database_url, tmp_path):
     with scratch_engine(database_url, tmp_path) as engine:
         migrate(engine, "0029")
-        meta = sa.MetaData()
-        meta.reflect(engine, only=["mailing_lists", "senders", "emails"])
-        with engine.begin() as conn:
-            conn.execute(meta.tables["mailing_lists"].insert(), [{"id": 1, "name": "one@x", "created_at": NOW}])
-            conn.execute(meta.tables["senders"].insert(), [{"id": 1, "address": "a@x", "mailman_id": "m"}])
-            email = {"list_id": 1, "sender_id": 1, "sender_address": "a@x", "sender_name": "A", "subject": "s"}
-            email |= {"content": "t", "date": NOW, "archived_date": NOW, "thread_order": 0, "thread_depth": 0}
-            conn.execute(
-                meta.tables["emails"].insert(),
-                [email | {"id": 4, "message_id": "a@x", "message_id_hash": "A", "article_number": 1}],
-            )
+        store_one_email(engine, article_number=1)
         migrate(engine, "0030")
         with engine.begin() as conn:
             assert conn.execute(sa.text("SELECT id, overview FROM emails")).all() == [(4, None)]

@@ -4,29 +4,17 @@ downgrade takes it all away again."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import sqlalchemy as sa
 from alembic import command
 
+from tests.archive.migration_fixtures import store_one_email
 from tests.conftest import migrate, scratch_engine
-
-NOW = datetime(2020, 1, 1)
 
 
 def test_references_tables_and_the_mark_of_mail_not_read(database_url, tmp_path):
     with scratch_engine(database_url, tmp_path) as engine:
         migrate(engine, "0028")
-        meta = sa.MetaData()
-        meta.reflect(engine, only=["mailing_lists", "senders", "emails"])
-        with engine.begin() as conn:
-            conn.execute(meta.tables["mailing_lists"].insert(), [{"id": 1, "name": "one@x", "created_at": NOW}])
-            conn.execute(meta.tables["senders"].insert(), [{"id": 1, "address": "a@x", "mailman_id": "m"}])
-            email = {"list_id": 1, "sender_id": 1, "sender_address": "a@x", "sender_name": "A", "subject": "s"}
-            email |= {"content": "t", "date": NOW, "archived_date": NOW, "thread_order": 0, "thread_depth": 0}
-            conn.execute(
-                meta.tables["emails"].insert(), [email | {"id": 4, "message_id": "a@x", "message_id_hash": "A"}]
-            )
+        store_one_email(engine)
         migrate(engine, "0029")
         with engine.begin() as conn:
             assert conn.execute(sa.text("SELECT id, references_read FROM emails")).all() == [(4, None)]

@@ -139,8 +139,7 @@ class PostgresSearch:
         where = self._where(text, negated, predicates, list_id)
         ids = sa.select(self.id).where(*where).limit(_NEEDED)
         if sort == "relevance":
-            score = sa.func.ts_rank(_ranked_by(text), _ts(str(tsquery(_all(text))))).label("score")
-            scores = sa.select(_RANKED.c.email_id.label("id"), _RANKED.c.date.label("date"), score).where(
+            scores = sa.select(_RANKED.c.email_id.label("id"), _RANKED.c.date.label("date"), _score(text)).where(
                 _RANKED.c.email_id == sa.any_(_IDS)
             )
             return Spans(ids.where(self.id > _BOUND_ID).order_by(self.id.desc()), None, scores)
@@ -231,6 +230,11 @@ def _ranked_by(text: list[Node]) -> sa.ColumnElement:
     return _RANKED.c.heading if all(_in_heading(item) for item in text) else _RANKED.c.document
 
 
+def _score(text: list[Node]) -> sa.ColumnElement:
+    """The relevance of a `_RANKED` row for the words `text` (higher first)."""
+    return sa.func.ts_rank(_ranked_by(text), _ts(str(tsquery(_all(text))))).label("score")
+
+
 def _latest(where: list, text: list[Node], window: int) -> sa.Subquery:
     """The relevance window: the `window` latest arrivals that match (id, date, score), each with
     the count of all matches. One pass over the match counts it and keeps the ids, sorted as plain
@@ -245,7 +249,7 @@ def _latest(where: list, text: list[Node], window: int) -> sa.Subquery:
         .where(*where)
         .subquery("found")
     )
-    score = sa.func.ts_rank(_ranked_by(text), _ts(str(tsquery(_all(text))))).label("score")
+    score = _score(text)
     return (
         sa.select(_RANKED.c.email_id.label("id"), _RANKED.c.date.label("date"), found.c.total, score)
         .select_from(found.join(_RANKED, _RANKED.c.email_id == sa.any_(found.c.ids)))
