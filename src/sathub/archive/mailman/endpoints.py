@@ -36,7 +36,7 @@ from sathub.archive.links import list_page_url, message_page_url
 from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.ids import clean_message_id, message_id_hash
 from sathub.archive.mail.list_address import list_address_fault
-from sathub.archive.mailman import list_settings, live_ingest
+from sathub.archive.mailman import list_settings, live_ingest, parser_process
 from sathub.archive.store import lists as list_store
 from sathub.archive.tables import NEVER, PUBLIC
 from sathub.config import Settings, address_in, parse_networks
@@ -170,7 +170,7 @@ class Archive(MailmanEndpoint):
         settings = settings_of(request)
         address, data = await read_message(request, settings.archiver_max_bytes)
         try:
-            email = await run_in_threadpool(parse, data, settings.max_message_parts)
+            email = await parsed(data, settings.max_message_parts)
         except ArchiveError as error:
             log.warning("message for %s refused: %s", address, error.detail)
             raise
@@ -237,9 +237,9 @@ def update_list_settings(conn, address: str, values: dict) -> None:
     list_store.update_list(conn, known.id, {k: v for k, v in values.items() if k != "created_at"})
 
 
-def parse(data: bytes, max_parts: int):
+async def parsed(data: bytes, max_parts: int):
     try:
-        return live_ingest.parse(data, max_parts)
+        return await parser_process.parsed(data, max_parts)
     except live_ingest.UnreadableMessage as error:
         raise ArchiveError(400, f"Not archived: {error}.") from None
 
