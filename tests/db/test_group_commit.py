@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 
 from sathub.db import DatabaseUnavailable
-from sathub.db.group_commit import GroupCommit, checked_alongside
+from sathub.db.group_commit import GroupCommit
 from sathub.status.tables import rate_limits
 
 
@@ -111,38 +111,6 @@ def test_checked_writes_are_stored_together_in_arrival_order(engine):
     assert [o for o in outcomes if not isinstance(o, ValueError)] == [n * 2 for n in range(40) if n % 10 != 3]
     assert [n for batch in stored_batches for n in batch] == [n for n in range(40) if n % 10 != 3]
     assert len(stored_batches) <= 3
-
-
-def test_each_check_sees_the_writes_checked_alongside_it(engine):
-    """checked_alongside: the arguments of its run of checked writes (same `store`), in arrival
-    order, one list for all of them; a whole write (no `store`) and code outside a transaction
-    see none."""
-    writes = GroupCommit(engine)
-    held, started, release = held_write()
-    seen = {}
-
-    def check(conn, number):
-        seen[number] = checked_alongside()
-        return number
-
-    def whole(conn, number):
-        seen[number] = checked_alongside()
-        return number
-
-    async def queued_behind_a_held_transaction():
-        first = asyncio.ensure_future(writes.run_checked(held, None, 100))
-        await asyncio.to_thread(started.wait, 5)
-        rest = [writes.run_checked(check, store_hits, n) for n in range(3)]
-        rest += [writes.run_checked(whole, None, 3), writes.run_checked(check, store_hits, 4)]
-        later = asyncio.gather(*rest)
-        await asyncio.sleep(0.05)
-        release.set()
-        return await first, await later
-
-    assert asyncio.run(queued_behind_a_held_transaction()) == (100, [[0], [1], [2], 3, [4]])
-    assert seen[0] == [(0,), (1,), (2,)] and seen[0] is seen[1] is seen[2]
-    assert seen[3] is None and seen[4] == [(4,)]
-    assert checked_alongside() is None
 
 
 def count_savepoints(engine) -> list:

@@ -40,21 +40,11 @@ GATHER_SECONDS = 0.002
 # A dict that lives as long as one shared transaction, in the thread that runs it: checks may keep
 # there what cannot change within it (and would cost a round trip per write to ask again).
 _memo: contextvars.ContextVar[dict | None] = contextvars.ContextVar("sathub_transaction_memo", default=None)
-_ALONGSIDE = "checked_alongside"  # the memo's key for checked_alongside
 
 
 def transaction_memo() -> dict | None:
     """The current shared transaction's memo; None outside one."""
     return _memo.get()
-
-
-def checked_alongside() -> list[tuple] | None:
-    """In a check step (run_checked): the arguments of the writes checked with this one in its
-    shared transaction, in arrival order, this one's included (the run of writes that share its
-    `store`), so that the first check can do at once what each would do alone (the API's rate
-    count, status/store/accounts.py count_under_writers_lock); None outside a shared transaction."""
-    memo = _memo.get()
-    return None if memo is None else memo.get(_ALONGSIDE)
 
 
 class GroupCommit:
@@ -131,8 +121,6 @@ class GroupCommit:
             while store is not None and end < len(batch) and batch[end][1] is store:
                 end += 1
             if store is None:
-                if (memo := _memo.get()) is not None:
-                    memo.pop(_ALONGSIDE, None)  # a whole write has no check step alongside others
                 hold_writers_lock(conn)
                 outcomes.append(run_one(conn, batch[start][0], batch[start][2]))
             else:
@@ -144,8 +132,8 @@ def hold_writers_lock(conn: Connection) -> None:
     """Before the transaction's first write, once. A transaction of several statements takes row
     locks, then (its statement trigger) the data_revision row, so two of them could each wait for
     the other's locks (PostgreSQL); taken one after the other, they cannot. Checks mostly only
-    read, so they run before: the other processes' transactions wait for less; a check that writes
-    (the API's rate count) calls this first. Outside a shared transaction, the lock is taken."""
+    read, so they run before: the other processes' transactions wait for less (the API's rate count
+    is in its store step). Outside a shared transaction, the lock is taken."""
     memo = _memo.get()
     if memo is None or "writers_lock" not in memo:
         one_at_a_time(conn, WRITERS_LOCK)
@@ -162,9 +150,6 @@ def _settle(future: asyncio.Future, outcome: tuple[bool, Any]) -> None:
 def _checked_and_stored(
     conn: Connection, group: list, store: Callable[[Connection, list], list], run_one: Callable
 ) -> list:
-    memo = _memo.get()
-    if memo is not None:
-        memo[_ALONGSIDE] = [args for _, _, args, _ in group]
     checked = []
     for check, _, args, _ in group:
         try:

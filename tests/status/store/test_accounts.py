@@ -64,48 +64,29 @@ def test_migration_0018_keeps_the_counts_and_its_downgrade_drops_windows_past_20
         assert stored(engine) == {"submit:192.0.2.1": 1_699_999_980}
 
 
-def test_the_writes_checked_alongside_are_counted_in_one_statement_each_numbered_in_arrival_order(engine):
-    """count_under_writers_lock in a group commit: the first check counts its whole run at once,
-    and every write gets the number it would have had counting alone."""
-    import asyncio
-
+def test_requests_counted_together_are_counted_in_one_statement_each_numbered_in_arrival_order(engine):
+    """count_in_order: every request gets the number it would have had counting alone."""
     from sqlalchemy import event
 
-    from sathub.db.group_commit import GroupCommit
     from sathub.status import rate_limit
     from sathub.status.store import accounts as account_store
-    from tests.db.test_group_commit import held_write
 
     now = 1_800_000_030.0
     start = rate_limit.window_start(now)
+    counts = []
+
+    def count(conn, cursor, sql, *_):
+        if "CONFLICT" in sql:
+            counts.append(sql)
+
     with engine.begin() as conn:
         conn.execute(rate_limits.insert().values(client="api:a", window_start=start, hits=5))
-    counts = []
-    event.listen(
-        engine, "before_cursor_execute", lambda c, cursor, sql, *_: counts.append(sql) if "CONFLICT" in sql else None
-    )
-    writes = GroupCommit(engine)
-    held, started, release = held_write()
-
-    def check(conn, client):
-        return account_store.count_under_writers_lock(conn, client, now, lambda args: args[0])
-
-    def store(conn, numbered):
-        return numbered
-
-    async def queued_behind_a_held_transaction():
-        first = asyncio.ensure_future(writes.run_checked(held, None, 1))
-        await asyncio.to_thread(started.wait, 5)
-        later = asyncio.gather(
-            *(writes.run_checked(check, store, client) for client in ("api:a", "api:b", "api:a", "api:b", "api:a"))
-        )
-        await asyncio.sleep(0.05)
-        release.set()
-        await first
-        return await later
-
-    numbered = asyncio.run(queued_behind_a_held_transaction())
-    assert numbered == [(start, 6), (start, 1), (start, 7), (start, 2), (start, 8)]
+        event.listen(engine, "before_cursor_execute", count)
+        try:
+            numbered = account_store.count_in_order(conn, ["api:a", "api:b", "api:a", "api:b", "api:a"], now)
+        finally:
+            event.remove(engine, "before_cursor_execute", count)
+    assert numbered == (start, [6, 1, 7, 2, 8])
     assert len(counts) == 1
     with engine.connect() as conn:
         assert dict(

@@ -5,15 +5,18 @@ deleting or renaming an entry leaves its reports alone)."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 from datetime import UTC, datetime
 from importlib import resources
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy import event
 
 from sathub import db
-from sathub.status.store import catalog
+from sathub.db.group_commit import GroupCommit
+from sathub.status.store import catalog, visibility
 from sathub.status.tables import reports, satellite_aliases
 from tests.conftest import SHARED_DATA
 from tests.status.seed import store_report
@@ -262,3 +265,46 @@ def test_an_id_beyond_the_column_names_no_entry(loaded, satellite_id):
     write(loaded, catalog.update, satellite_id, "X", "X-1", "")
     write(loaded, catalog.delete, satellite_id)
     assert read(loaded, catalog.catalog) == before
+
+
+def resolved_in_shared_transactions(engine, names: list[str]) -> tuple[list[str | None], int]:
+    """Each name resolved as the API's POST does (the memoized resolver at the transaction's
+    catalog revision), each in a shared write transaction of its own; and the statements that
+    asked the catalog."""
+    asked = []
+
+    def count(conn, cursor, statement, *_):
+        if "satellite_aliases" in statement:
+            asked.append(statement)
+
+    def check(conn, name):
+        return catalog.memoized_resolver(conn, visibility.catalog_revision(conn))(conn, name)
+
+    writes = GroupCommit(engine)
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        return [asyncio.run(writes.run_checked(check, None, name)) for name in names], len(asked)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+
+
+def test_the_api_asks_the_catalog_once_per_name_while_the_catalog_stays(loaded):
+    names = ["ao-91", "AO-91 MODE U/V FM", "ao-91", "nothing", "ao-91", "nothing", "fo-29"]
+    resolved, asked = resolved_in_shared_transactions(loaded, names)
+    assert resolved == ["AO-91", "AO-91", "AO-91", None, "AO-91", None, "FO-29"]
+    assert asked == 4
+
+
+def test_a_catalog_change_is_seen_by_the_next_post(loaded):
+    assert resolved_in_shared_transactions(loaded, ["[b]_ao-7", "fo-29"]) == ([None, "FO-29"], 2)
+    write(loaded, catalog.add_alias, "[B]_AO-7", "AO-7_[U/v]")
+    assert resolved_in_shared_transactions(loaded, ["[b]_ao-7", "fo-29"]) == (["AO-7_[U/v]", "FO-29"], 2)
+    write(loaded, catalog.remove_satellite, "FO-29")
+    assert resolved_in_shared_transactions(loaded, ["fo-29"]) == ([None], 1)
+
+
+def test_the_names_kept_are_bounded(loaded, monkeypatch):
+    # Names are the clients' text: a flood of distinct names does not grow the process.
+    monkeypatch.setattr(catalog, "_RESOLVED_LIMIT", 2)
+    _, asked = resolved_in_shared_transactions(loaded, ["a1", "a2", "a3", "a1"])
+    assert asked == 4

@@ -187,9 +187,12 @@ async def create_report(request: Request) -> Response:
         if limit <= 0:
             raise
         fields = refusal
-    accepted, stored = await in_write_batch(
+    outcome = await in_write_batch(
         request, report_writer.check_report, fields, client, limit, store=report_writer.store_reports
     )
+    if isinstance(outcome, ApiError):
+        raise outcome
+    accepted, stored = outcome
     link = reports_link(request, accepted.name)
     body = {
         "data": {

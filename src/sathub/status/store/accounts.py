@@ -4,14 +4,13 @@ counters of the rate limits (rate_limit.py), shared by every process of a deploy
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import cache
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from sathub.db.dialect import as_given, insert_given
-from sathub.db.group_commit import checked_alongside, hold_writers_lock, transaction_memo
 from sathub.status import rate_limit
 from sathub.status.tables import column_length, rate_limits, users
 
@@ -87,39 +86,23 @@ def count_and_judge(conn: Connection, client: str, limit: int, now: float) -> ra
     return rate_limit.judge(count_hit(conn, client, start), limit, start, now)
 
 
-def count_under_writers_lock(
-    conn: Connection, client: str, now: float, client_of: Callable[[tuple], str | None]
-) -> tuple[int, int]:
-    """Count one request of `client` in a write's check step (group_commit.run_checked): (its
-    window's start, its number in that window). The check runs before its shared transaction
-    takes the writers' lock, so the lock is taken first: submit.php's writes count under it, and a
-    count taken before it could leave two processes on PostgreSQL each waiting for what the other
-    holds (this count's row, that lock).
-
-    The first such check of a transaction counts every write checked alongside it (their clients
-    by `client_of` of their arguments; None: not counted) in one statement, and each then takes
-    its number in arrival order, as if each had counted itself: one statement a transaction, not
-    one a write, under the writers' lock (on PostgreSQL, a round trip each). Counted one by one, 64
-    connections of one address POSTing got half the POST/s on both backends, and a server CPU
+def count_in_order(conn: Connection, clients: list[str], now: float) -> tuple[int, list[int]]:
+    """Count requests of `clients` (one entry a request, in arrival order) in their window, in
+    one statement, and number each as if it had counted itself: (the window's start, the
+    numbers). For the API's POSTs of one group commit's store step, under the writers' lock
+    (which must come first: on PostgreSQL a count taken before it could leave two processes
+    each waiting for what the other holds, this count's row and that lock). Counted one by one,
+    64 connections of one address POSTing got half the POST/s on both backends, and a server CPU
     per POST of 1,079-1,245 instead of 405-501 µs on PostgreSQL (docs/design.md)."""
-    alongside = checked_alongside()
-    memo = transaction_memo() if alongside is not None else None
-    counted = memo.get(_COUNTED) if memo is not None else None
-    if counted is None or counted[0] is not alongside:
-        requests = Counter(other for other in map(client_of, alongside or ()) if other is not None) or {client: 1}
-        start = rate_limit.window_start(now)
-        hold_writers_lock(conn)
-        hits = count_hits(conn, requests, start)
-        counted = (alongside, start, {other: hits[other] - count + 1 for other, count in requests.items()})
-        if memo is not None:
-            memo[_COUNTED] = counted
-    _, start, next_hit = counted
-    hit = next_hit[client]
-    next_hit[client] = hit + 1
-    return start, hit
-
-
-_COUNTED = "counted_alongside"  # the transaction memo's key: (the writes counted, window start, next numbers)
+    start = rate_limit.window_start(now)
+    requests = Counter(clients)
+    hits = count_hits(conn, requests, start)
+    next_hit = {client: hits[client] - count + 1 for client, count in requests.items()}
+    numbers = []
+    for client in clients:
+        numbers.append(next_hit[client])
+        next_hit[client] += 1
+    return start, numbers
 
 
 def count_hit(conn: Connection, client: str, window_start: int) -> int:

@@ -111,6 +111,12 @@ def sky_of(conn: Connection) -> Sky:
     return kept
 
 
+def catalog_revision(conn: Connection) -> int:
+    """The catalog's revision as this transaction reads it (with the Sky's state: one statement a
+    shared transaction, which its writes' verdicts read again from the memo)."""
+    return sky_of(conn).state[0]
+
+
 def _made(conn: Connection, state: tuple, previous: Sky | None) -> Sky:
     made = Sky(state, float(setting("elements_max_age_days")))
     if previous is not None:
