@@ -40,7 +40,7 @@ _LENGTH = struct.Struct("!Q")
 async def parsed(data: bytes, max_parts: int) -> ParsedEmail:
     """live_ingest.parse(data, max_parts), run in the helper process (its UnreadableMessage too)."""
     try:
-        return await run_in_threadpool(_helper().ask, data, max_parts)
+        return await run_in_threadpool(_ask, data, max_parts)
     except _HelperGone:
         log.warning("the archive call's parsing process died: this message is parsed in the serving process")
         return await run_in_threadpool(parse, data, max_parts)
@@ -74,6 +74,11 @@ class _Helper:
 
 _current: _Helper | None = None
 _current_lock = threading.Lock()
+
+
+def _ask(data: bytes, max_parts: int) -> ParsedEmail:
+    # In a worker thread: starting a helper (a fork and an exec) never holds up the event loop.
+    return _helper().ask(data, max_parts)
 
 
 def _helper() -> _Helper:

@@ -79,7 +79,8 @@ def memoized_resolver(conn: Connection, catalog_revision: int) -> Callable[[Conn
     with _resolved_lock:
         revision, kept = _resolved.get(conn.engine, (None, {}))
         if revision != catalog_revision:
-            revision, kept = _resolved[conn.engine] = (catalog_revision, {})
+            kept = {}
+            _resolved[conn.engine] = (catalog_revision, kept)
 
     def resolve(conn: Connection, name: str) -> str | None:
         if name not in kept:
