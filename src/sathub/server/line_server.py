@@ -137,7 +137,8 @@ class LineServer:
         await writer.drain()
         while not session.closing:
             try:
-                line = await asyncio.wait_for(_read_line(reader), self.limits.idle_timeout)
+                async with asyncio.timeout(self.limits.idle_timeout):  # wait_for may lose a cancellation
+                    line = await _read_line(reader)
             except TimeoutError:
                 writer.write(self.replies.idle)
                 await writer.drain()

@@ -5,6 +5,7 @@ not hold up the others."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -12,7 +13,11 @@ import threading
 import time
 from dataclasses import replace
 
+import pytest
+
 from sathub import db
+from sathub.db.revision_probe import RevisionProbe
+from sathub.status.notify.webhook_delivery import Deliveries
 from sathub.status.store import events as event_store
 from sathub.status.store import webhooks as store
 from tests.status.notify.webhook_receivers import FAST, dead_receiver, delivering, receiving
@@ -259,3 +264,25 @@ def test_a_process_told_not_to_deliver_sends_nothing(engine, settings):
             store_report(engine, "AO-91", hours_ago(1))
             time.sleep(1.5)
         assert receiver.received == []
+
+
+def test_a_stop_that_comes_with_a_wake_up_ends_the_deliverer(engine):
+    """Cancelled in the same turn of the event loop as its wake-up is set, the deliverer still ends.
+    Python 3.11's wait_for returned normally then: the stop was lost, and the deliverer of a test
+    kept delivering, its LISTEN connection open, into the tests after it."""
+
+    async def scenario() -> None:
+        deliveries = Deliveries(engine, probe, replace(FAST, claim_seconds=60))
+        task = asyncio.create_task(deliveries.run())
+        await asyncio.sleep(0.5)  # its first round done: waiting to be woken
+        deliveries.woken.set()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            async with asyncio.timeout(5):
+                await task
+
+    probe = RevisionProbe(engine)
+    try:
+        asyncio.run(scenario())
+    finally:
+        probe.close()

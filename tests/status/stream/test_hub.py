@@ -298,3 +298,23 @@ def test_postgresql_stops_listening_while_the_hub_rests_and_misses_nothing(engin
         until_none_listens()
     finally:
         other.dispose()
+
+
+def test_a_cancellation_that_comes_with_a_wake_up_ends_the_hub(engine):
+    """Cancelled (as the loop's end cancels it) in the same turn of the loop as a wake-up is set, the
+    hub's task still ends: Python 3.11's wait_for returned normally then, and the hub read on."""
+
+    async def scenario() -> None:
+        hub = _hub(engine)
+        subscriber = await hub.subscribe(EVERYTHING, None)
+        await asyncio.sleep(0.3)  # its first read done: waiting to be woken
+        task = hub._task
+        assert task is not None
+        hub._woken.set()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            async with asyncio.timeout(5):
+                await task
+        hub.unsubscribe(subscriber)
+
+    asyncio.run(scenario())

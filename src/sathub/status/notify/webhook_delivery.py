@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import secrets
@@ -128,10 +129,12 @@ class Deliveries:
                 await asyncio.sleep(REST_SECONDS)
                 wait = self._claimed_at + self.policy.claim_seconds - time.monotonic()
                 if wait > 0:
-                    try:
-                        await asyncio.wait_for(self.woken.wait(), wait)
-                    except TimeoutError:
-                        pass
+                    # asyncio.timeout, not wait_for: Python 3.11's wait_for returns normally when
+                    # the event is set as the task is cancelled, and a stop was lost for good (the
+                    # deliverer kept running, its LISTEN connection open).
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(wait):
+                            await self.woken.wait()
         finally:
             await self._stop()
 
@@ -363,7 +366,8 @@ class HookDelivery:
         post = Post(self.hook.url, payload.body, headers, policy.timeout, policy.allow_private)
         sending = asyncio.get_running_loop().run_in_executor(self.deliveries.pool, post.run)
         try:
-            return await asyncio.wait_for(asyncio.shield(sending), policy.timeout)
+            async with asyncio.timeout(policy.timeout):
+                return await asyncio.shield(sending)
         except TimeoutError:
             post.cancel()
             return Outcome(None, "timed out (the whole attempt)", policy.timeout * 1000)

@@ -38,6 +38,7 @@ first subscriber and stop when the last one leaves."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import time
@@ -210,10 +211,11 @@ class EventHub:
 
     async def _run(self) -> None:
         while True:
-            try:
-                await asyncio.wait_for(self._woken.wait(), FALLBACK_SECONDS if self.count else None)
-            except TimeoutError:
-                pass
+            # asyncio.timeout, not wait_for, whose Python 3.11 version loses a cancellation that
+            # comes as the event is set (notify/webhook_delivery.py).
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(FALLBACK_SECONDS if self.count else None):
+                    await self._woken.wait()
             self._woken.clear()
             self.wakeups.taken()
             try:
