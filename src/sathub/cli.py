@@ -7,6 +7,7 @@ import os
 import resource
 import socket
 from dataclasses import fields, replace
+from typing import Any
 
 import click
 
@@ -15,6 +16,8 @@ from sathub.cli_options import database_option, engine_for
 from sathub.config import SettingError, Settings, accepts, describe, env_name, parse_networks
 from sathub.status.commands import admin, catalog, load_default_catalog_if_empty, status
 from sathub.status.notify.webhook_commands import webhooks
+
+APP = "sathub.app:app_from_env"  # an import string: each worker process builds its own app
 
 
 class _Commands(click.Group):
@@ -68,6 +71,8 @@ def serve(**flags) -> None:
     """Migrate the database, load the default catalog when empty, and serve HTTP."""
     import uvicorn
 
+    from sathub.server.workers import serve_workers
+
     settings = Settings.from_env(**flags)
     if not settings.secret_key:
         settings = replace(settings, secret_key=os.urandom(32).hex())
@@ -90,12 +95,10 @@ def serve(**flags) -> None:
     click.echo(f"Serving on http://{settings.host}:{settings.port}{settings.prefix}/")
     if settings.nntp_port:
         click.echo(f"Serving the archive's NNTP on {settings.host}:{settings.nntp_port}")
-    uvicorn.run(
-        "sathub.app:app_from_env",
+    options: dict[str, Any] = dict(
         factory=True,
         host=settings.host,
         port=settings.port,
-        workers=settings.workers,
         log_level=settings.log_level,
         log_config=_log_config(settings.log_level),
         access_log=False,  # sathub's own (server/request_log.py) has the time, the size and the duration
@@ -105,6 +108,10 @@ def serve(**flags) -> None:
         forwarded_allow_ips=_as_uvicorn_reads_them(settings.trusted_proxies),
         server_header=False,
     )
+    if settings.workers > 1:
+        serve_workers(uvicorn.Config(APP, **options), settings.workers)
+    else:
+        uvicorn.run(APP, **options)
 
 
 def _log_config(log_level: str) -> dict:
