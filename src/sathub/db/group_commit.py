@@ -37,6 +37,9 @@ from sathub.db.engines import WRITERS_LOCK, DatabaseUnavailable, connect, one_at
 
 MAX_BATCH = 256
 GATHER_SECONDS = 0.002
+# An idle writer thread waits this long for the next write before it ends (a stopping process waits
+# for it as long).
+IDLE_SECONDS = 0.5
 # A dict that lives as long as one shared transaction, in the thread that runs it: checks may keep
 # there what cannot change within it (and would cost a round trip per write to ask again).
 _memo: contextvars.ContextVar[dict | None] = contextvars.ContextVar("sathub_transaction_memo", default=None)
@@ -53,6 +56,7 @@ class GroupCommit:
         self.gather_seconds = gather_seconds
         self._waiting: list[tuple[Callable[..., Any], Callable | None, tuple, asyncio.Future]] = []
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
         self._writing = False
 
     async def run_checked(
@@ -65,7 +69,9 @@ class GroupCommit:
         future = asyncio.get_running_loop().create_future()
         with self._lock:
             self._waiting.append((check, store, args, future))
-            if not self._writing:
+            if self._writing:
+                self._arrived.notify()
+            else:
                 self._writing = True
                 threading.Thread(target=self._write, name="sathub-writer").start()
         # Shielded: a client that goes away does not take its write out of the transaction.
@@ -74,26 +80,36 @@ class GroupCommit:
     def _write(self) -> None:
         """The writer thread: one transaction after the other while writes wait. It takes the next
         batch itself rather than being handed each by the event loop: a hand-over to a pool thread
-        waited ~2 ms for the busy loop (a quarter of a transaction's time in a burst)."""
+        waited ~2 ms for the busy loop (a quarter of a transaction's time in a burst).
+
+        Idle, it waits IDLE_SECONDS for the next write before it ends: Thread.start() waits until
+        the new thread runs, which a busy process's interpreter lock delays (the event loop spent
+        4.7 % of its time in Thread.start beside archive calls, py-spy, when a thread was started
+        for every write that found the writer gone)."""
         while True:
             with self._lock:
-                if not self._waiting:
+                if not self._waiting and not self._arrived.wait_for(lambda: self._waiting, IDLE_SECONDS):
                     self._writing = False
                     return
                 batch, self._waiting = self._waiting[:MAX_BATCH], self._waiting[MAX_BATCH:]
+            self._write_batch(batch)
+            # Not kept while idle: the last writes' arguments (an app's state) would outlive them.
+            del batch
+
+    def _write_batch(self, batch: list) -> None:
+        try:
+            outcomes = self._commit(batch)
+        except BaseException as exc:  # the transaction failed: no write of it is stored
+            outcomes = [(False, exc)] * len(batch)
+        # Writes that arrived while that transaction ran (not those sent after its outcomes): a burst.
+        burst = bool(self._waiting)
+        for (_, _, _, future), outcome in zip(batch, outcomes, strict=False):
             try:
-                outcomes = self._commit(batch)
-            except BaseException as exc:  # the transaction failed: no write of it is stored
-                outcomes = [(False, exc)] * len(batch)
-            # Writes that arrived while that transaction ran (not those sent after its outcomes): a burst.
-            burst = bool(self._waiting)
-            for (_, _, _, future), outcome in zip(batch, outcomes, strict=False):
-                try:
-                    future.get_loop().call_soon_threadsafe(_settle, future, outcome)
-                except RuntimeError:  # its event loop is closed: nobody waits for this outcome
-                    pass
-            if burst:
-                time.sleep(self.gather_seconds)  # let more of it join the next transaction
+                future.get_loop().call_soon_threadsafe(_settle, future, outcome)
+            except RuntimeError:  # its event loop is closed: nobody waits for this outcome
+                pass
+        if burst:
+            time.sleep(self.gather_seconds)  # let more of it join the next transaction
 
     def _commit(self, batch: list) -> list[tuple[bool, Any]]:
         try:
