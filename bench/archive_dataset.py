@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 
-from bench.common import recreate_database
+from bench.common import recreate_database, vacuum_analyze
 from sathub import db
 from sathub.archive.tables import emails, mailing_lists, senders, threads
 
@@ -188,8 +188,7 @@ def _write(engine: sa.Engine, mails: list[Mail], thread_list: list[Thread], n_se
                     f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                     f"(SELECT coalesce(max(id), 0) + 1 FROM {table}), false)"
                 )
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.exec_driver_sql("VACUUM ANALYZE")
+        vacuum_analyze(engine)
     else:
         # One big transaction leaves a WAL as large as the database, which every read would
         # consult; a real import commits in batches and the WAL is checkpointed as it goes.

@@ -29,7 +29,17 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from bench.common import OUT, Server, database_exists, free_port, label, percentile, recreate_database, write_out
+from bench.common import (
+    OUT,
+    Server,
+    database_exists,
+    free_port,
+    label,
+    percentile,
+    recreate_database,
+    vacuum_analyze,
+    write_out,
+)
 from bench.corpus import CORPUS_LISTS
 from bench.peers import export_mbox, public_inbox, versions
 from sathub import db
@@ -58,9 +68,7 @@ def group_engine(url: str) -> sa.Engine:
         found = lists.find_list(conn, GROUP_LIST)
     if found is None:
         print(import_archive(engine, GROUP_LIST, CORPUS_LISTS).describe(), flush=True)
-        if engine.dialect.name == "postgresql":
-            with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-                conn.exec_driver_sql("VACUUM ANALYZE")
+        vacuum_analyze(engine)
     return engine
 
 

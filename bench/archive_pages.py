@@ -21,7 +21,7 @@ import sqlalchemy as sa
 
 from bench.archive_dataset import fresh_database
 from bench.clients import InProcess
-from bench.common import MAIL, database_exists, label, write_out
+from bench.common import MAIL, database_exists, label, vacuum_analyze, write_out
 from sathub import db
 from sathub.app import create_app
 from sathub.archive.tables import PRIVATE, emails, mailing_lists, threads
@@ -45,9 +45,7 @@ def imported(url: str) -> sa.Engine:
     for path in sorted(MAIL.glob("*.mbox.gz")):
         print(import_archive(engine, path.name[: -len(".mbox.gz")], [path]).describe(), flush=True)
     print(import_archive(engine, "edge@example.com", [MAIL / "edge"]).describe(), flush=True)
-    if engine.dialect.name == "postgresql":
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.exec_driver_sql("VACUUM ANALYZE")
+    vacuum_analyze(engine)
     return engine
 
 

@@ -30,7 +30,7 @@ import sqlalchemy as sa
 
 from bench.archive_dataset import PROBE_LIST, fresh_database, generate, probe_paths
 from bench.clients import InProcess
-from bench.common import MAIL, OUT, database_exists, label, write_out
+from bench.common import MAIL, OUT, database_exists, label, vacuum_analyze, write_out
 from sathub import db
 from sathub.app import create_app
 from sathub.archive.tables import emails, mailing_lists, senders, threads
@@ -158,9 +158,7 @@ def run_real(url: str, repeat: int) -> None:
     for path in sorted(MAIL.glob("*.mbox.gz")):
         print(import_archive(engine, path.name[: -len(".mbox.gz")], [path]).describe(), flush=True)
     print(import_archive(engine, "edge@example.com", [MAIL / "edge"]).describe(), flush=True)
-    if engine.dialect.name == "postgresql":
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.exec_driver_sql("VACUUM ANALYZE")
+    vacuum_analyze(engine)
     measure_archive(engine, url, repeat, f"the real corpus ({engine.dialect.name})", f"real_{engine.dialect.name}")
 
 

@@ -42,7 +42,7 @@ import sqlalchemy as sa
 
 from bench.archive_pages import extremes, imported
 from bench.clients import HttpConnection, InProcess
-from bench.common import OUT, Server, label, percentile, recreate_database, write_out
+from bench.common import OUT, Server, label, percentile, recreate_database, vacuum_analyze, write_out
 from bench.search_mix import MIX
 from sathub import db
 from sathub.app import create_app
@@ -75,12 +75,6 @@ def copy_of(url: str, suffix: str) -> str:
         conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{parsed.database}"')
     admin.dispose()
     return parsed.set(database=name).render_as_string(hide_password=False)
-
-
-def vacuum(engine: sa.Engine) -> None:
-    if engine.dialect.name == "postgresql":
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.exec_driver_sql("VACUUM ANALYZE")
 
 
 # 1. One message ----------------------------------------------------------------------------------
@@ -275,7 +269,7 @@ def alternated(clients: tuple[InProcess, InProcess], path: str, repeat: int) -> 
 def reads(urls: tuple[str, str], probes: list, repeat: int) -> list[tuple]:
     engines = [db.create_engine(url) for url in urls]
     for engine in engines:
-        vacuum(engine)
+        vacuum_analyze(engine)
     kept, removed = (
         InProcess(create_app(Settings(database_url=url, base_url=BASE, search_budget=0), engine=engine))
         for url, engine in zip(urls, engines, strict=True)

@@ -30,6 +30,7 @@ from bench.common import (
     parse_wrk,
     postgres_cpu_seconds,
     require_wrk,
+    vacuum_analyze,
     write_out,
     wrk_command,
 )
@@ -74,6 +75,7 @@ def prepare(engine, instant: datetime) -> None:
                     )
                 ],
             )[0]
+    vacuum_analyze(engine)  # the rounds before left dead rows and statistics behind
 
 
 def counts(engine) -> tuple[int, int]:

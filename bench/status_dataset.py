@@ -43,7 +43,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 import sathub
-from bench.common import recreate_database, report_count
+from bench.common import recreate_database, report_count, vacuum_analyze
 from sathub.db import normalize_url
 from sathub.status import rules
 
@@ -296,9 +296,7 @@ def bulk_load(url: sa.URL, rows: list[tuple], totals: dict) -> None:
             conn.execute(sa.text(ddl))
     # Statistics for the planner: PostgreSQL's autovacuum would gather them on its own after a
     # load this size; SQLite never does unless asked, and the app does not ask.
-    if postgres:
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.execute(sa.text("VACUUM ANALYZE"))
+    vacuum_analyze(engine)
     engine.dispose()
 
 
