@@ -20,7 +20,15 @@ from sathub import csrf
     ],
 )
 def test_foreign_request_rule(headers, foreign):
-    assert csrf.is_foreign(headers, {"https://www.amsat.org"}) is foreign
+    asked = []
+
+    def own() -> set[str]:
+        asked.append(True)
+        return {"https://www.amsat.org"}
+
+    assert csrf.is_foreign(headers, own) is foreign
+    # The deployment's origins are worked out only when an Origin or a Referer is compared.
+    assert bool(asked) == ("sec-fetch-site" not in headers and bool(headers))
 
 
 def test_tokens_are_bound_and_expire():
