@@ -7,12 +7,13 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections import Counter
 
 import pytest
 
-from tests.live_server import sathub_server
+from tests.live_server import free_port, sathub_server
 
 pytestmark = pytest.mark.slow
 
@@ -84,6 +85,17 @@ def test_a_worker_that_dies_is_replaced_and_a_stop_ends_them_all(tmp_path):
         while os.path.exists(f"/proc/{pid}") and _state(pid) != "Z":
             assert time.monotonic() < deadline, f"worker {pid} still running"
             time.sleep(0.1)
+
+
+def test_workers_that_cannot_start_stop_the_supervisor_with_uvicorns_startup_failure():
+    """Not started again and again: a broken app would fail the same way for ever."""
+    code = (
+        "import uvicorn; from sathub.server.workers import serve_workers; "
+        f"serve_workers(uvicorn.Config('tests.server.failing_app:app', port={free_port()}, lifespan='on'), 2)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3, done.stderr
+    assert "failed to start; stopping" in done.stderr
 
 
 def _state(pid: int) -> str:

@@ -28,7 +28,8 @@ log = logging.getLogger("uvicorn.error")
 
 
 def serve_workers(config: uvicorn.Config, count: int) -> None:
-    """Serve `config` with `count` processes until told to stop."""
+    """Serve `config` with `count` processes until told to stop; exit with uvicorn's STARTUP_FAILURE
+    (3) when a worker could not start."""
     spawn = multiprocessing.get_context("spawn")
     stopping = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -40,12 +41,14 @@ def serve_workers(config: uvicorn.Config, count: int) -> None:
         return process
 
     workers = [started() for _ in range(count)]
+    failed = False
     while not stopping.wait(CHECK_SECONDS):
         for index, worker in enumerate(workers):
             if worker.is_alive():
                 continue
             if worker.exitcode == STARTUP_FAILURE:
                 log.error("Worker process [%s] failed to start; stopping.", worker.pid)
+                failed = True
                 stopping.set()
                 break
             log.warning("Worker process [%s] ended (exit code %s); starting another.", worker.pid, worker.exitcode)
@@ -55,6 +58,8 @@ def serve_workers(config: uvicorn.Config, count: int) -> None:
             worker.terminate()
     for worker in workers:
         worker.join()
+    if failed:
+        sys.exit(STARTUP_FAILURE)
 
 
 def _worker(config: uvicorn.Config) -> None:
