@@ -3,9 +3,9 @@ of its own (SO_REUSEPORT, as the NNTP listener does: line_server.py), so that th
 new connection to one of them by a hash of its addresses.
 
 uvicorn's own workers share one listening socket, and the process that wakes first accepts every
-connection waiting (libuv accepts until the queue is empty): 64 connections opened at once were
-split 64/0 and 47/17 between two processes, and the loaded one's queue was the POSTs' p99
-(docs/design.md, "Two processes, one port").
+connection waiting (libuv accepts until the queue is empty): wrk's 64 connections, opened at once,
+were held 64/0, 47/17 or 51/13 by two processes, the loaded one queueing requests while the other
+had cores to spare (docs/design.md, "Two processes, one port").
 
 The supervisor starts the workers, starts another in place of one that dies (unless it died
 before serving: a broken configuration would fail the same way for ever), and on SIGINT, SIGTERM
