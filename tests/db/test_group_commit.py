@@ -9,7 +9,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
 
-from sathub.db import DatabaseUnavailable
+from sathub.db import DatabaseUnavailable, group_commit
 from sathub.db.group_commit import GroupCommit
 from sathub.status.tables import rate_limits
 
@@ -295,3 +295,23 @@ def test_a_write_that_finds_the_writer_idle_is_not_paused(engine):
         return elapsed
 
     assert max(asyncio.run(one_after_the_other())) < writes.gather_seconds / 2
+
+
+def test_the_writer_thread_waits_for_the_next_write_and_ends_once_idle(engine):
+    """Writes a moment apart run in one writer thread (starting one blocks the event loop until it
+    holds the interpreter lock); one that stays idle IDLE_SECONDS ends."""
+    writes = GroupCommit(engine)
+
+    def writer_thread(conn, number) -> threading.Thread:
+        insert_client(conn, number)
+        return threading.current_thread()  # the object, kept: a thread's ident is reused after it ends
+
+    async def two_apart() -> tuple[threading.Thread, threading.Thread]:
+        first = await writes.run_checked(writer_thread, None, 1)
+        await asyncio.sleep(group_commit.IDLE_SECONDS / 5)
+        return first, await writes.run_checked(writer_thread, None, 2)
+
+    first, second = asyncio.run(two_apart())
+    assert first is second
+    first.join(group_commit.IDLE_SECONDS + 5)
+    assert not first.is_alive()
