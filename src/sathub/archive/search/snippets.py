@@ -47,7 +47,7 @@ def matches(text: str, words: frozenset[str], prefixes: tuple[str, ...]) -> Iter
         # and compare every word of the text (most of a search's Python time).
         finder = _ascii_finder(words, prefixes)
         if finder is not None:
-            yield from (found.span() for found in finder.finditer(text))
+            yield from (found.span() for found in finder.finditer(text.lower()))
         return
     for start, end, word in spans(text):
         if word in words or (prefixes and word.startswith(prefixes)):
@@ -56,14 +56,24 @@ def matches(text: str, words: frozenset[str], prefixes: tuple[str, ...]) -> Iter
 
 @lru_cache(maxsize=256)
 def _ascii_finder(words: frozenset[str], prefixes: tuple[str, ...]) -> re.Pattern[str] | None:
-    """The whole words `words` and the words beginning with `prefixes` in ASCII text, any case.
-    A word folded from other letters never equals an ASCII one, so only ASCII words are sought."""
-    alternatives = [re.escape(word) for word in sorted(words) if word.isascii()]
-    alternatives += [re.escape(prefix) + "[a-z0-9]*" for prefix in prefixes if prefix.isascii()]
+    """The whole words `words` and the words beginning with `prefixes` in lower-cased ASCII text.
+    A word folded from other letters never equals an ASCII one, so only ASCII words are sought.
+
+    Each alternative begins with its word, and checks what precedes it after: a pattern that
+    begins with a literal is scanned for by the regular expression engine's fast search, one that
+    begins with a lookbehind (or ignores case) is tried at every position (the snippets of the ten
+    results of `ephemeris` on the corpus: 0.48 -> 0.30 ms, in process)."""
+    alternatives = [_whole(word) for word in sorted(words) if word.isascii()]
+    alternatives += [_whole(prefix) + "[a-z0-9]*" for prefix in prefixes if prefix.isascii()]
     if not alternatives:
         return None
-    # A word is a run of letters and digits (text.WORD); in ASCII text, of [a-z0-9] in any case.
-    return re.compile(f"(?<![a-z0-9])(?:{'|'.join(alternatives)})(?![a-z0-9])", re.ASCII | re.IGNORECASE)
+    # A word is a run of letters and digits (text.WORD); in ASCII text, of [a-z0-9].
+    return re.compile(f"(?:{'|'.join(alternatives)})(?![a-z0-9])", re.ASCII)
+
+
+def _whole(word: str) -> str:
+    """`word`, not preceded by a letter or a digit."""
+    return f"{re.escape(word)}(?<![a-z0-9]{re.escape(word)})"
 
 
 def snippet(tree: Node, subject: str, body: str) -> str:
