@@ -106,7 +106,8 @@ def test_reads_are_worked_on_in_their_addresss_turn_writes_never_wait():
         return await asyncio.gather(*crawler, asked(app, "GET", "10.0.0.2"), asked(app, "HEAD", "10.0.0.2"))
 
     assert asyncio.run(run()) == [200] * 8
-    assert door.most == {"10.0.0.1": 2, "10.0.0.2": 2}
+    # The crawler took its two alone; beside it the other address holds half of its two.
+    assert door.most == {"10.0.0.1": 2, "10.0.0.2": 1}
     door.most.clear()
 
     async def writes() -> list[int]:
