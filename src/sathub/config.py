@@ -253,9 +253,9 @@ class Settings:
     # (beyond: 429 with Retry-After; 0: no budget). Measured in docs/archive-crawlers.md, "Budgets".
     search_budget: int = _setting(60, _integer(0))
     export_budget: int = _setting(10, _integer(0))
-    # A client address's reads (GET, HEAD) of the archive worked on at once by one process; its
-    # others wait their turn (archive/turns.py; 0: no limit). Behind SATHUB_TRUSTED_PROXIES, by
-    # X-Forwarded-For. Measured in docs/archive-crawlers.md, "Turns".
+    # A client address's reads (GET, HEAD) of the archive worked on at once by one process, half of
+    # them while another address asks; its others wait their turn (archive/turns.py; 0: no limit).
+    # Behind SATHUB_TRUSTED_PROXIES, by X-Forwarded-For. Measured in docs/archive-crawlers.md, "Turns".
     archive_turns: int = _setting(2, _integer(0, 1000))
     # Seconds an export's client may take none of its bytes before the export is cut and its slot
     # given back (archive/export/sending.py); one client address holds at most half the slots.
