@@ -12,6 +12,8 @@ rare word: 34 ms against 0.6)."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -168,6 +170,30 @@ def test_a_span_is_widened_until_it_holds_what_is_needed(engine, whole, monkeypa
         monkeypatch.setattr(conn, "scalars", lambda *args: asked.append(args) or [])
         assert search_pg.span_matches(conn, newest, every[0] // 4 + 1) is None
         assert asked == []
+
+
+@pytest.mark.parametrize("database_url", [BACKENDS[1]], indirect=True)
+def test_a_stale_largest_id_changes_the_spans_not_what_they_find(engine, monkeypatch):
+    """The largest id is read again only after _TOP_SECONDS: mail that arrived since (the largest id
+    read as a middle one's) or was deleted (read as larger than any) still gives the newest matches."""
+    force_spans(monkeypatch)
+    seed_big_list(engine, replies=22)
+    newest = PostgresSearch().spans([parse("text")], [], [], None, "relevance")
+    with db.connect(engine) as conn:
+        every = list(conn.scalars(sa.select(emails.c.id).order_by(emails.c.id.desc())))
+        for stale in (every[len(every) // 2], every[0] + 1_000):
+            search_pg._tops[engine] = (time.monotonic(), stale)
+            found = {needed: search_pg.span_matches(conn, newest, needed) for needed in (1, 3, 20, 45)}
+            # None: the caller reads the match whole, in the one statement of before.
+            assert all(ids is None or ids == every[:needed] for needed, ids in found.items()), (stale, found)
+            assert found[1] == every[:1]
+    read = []
+    event.listen(engine, "before_cursor_execute", lambda *args: read.append(args[2]))
+    search_pg._tops.pop(engine)
+    with db.connect(engine) as conn:
+        search_pg.span_matches(conn, newest, 3)
+        search_pg.span_matches(conn, newest, 3)
+    assert sum("max(email_search.email_id)" in statement for statement in read) == 1
 
 
 def force_spans(monkeypatch) -> None:
