@@ -23,6 +23,7 @@ from sathub import db
 from sathub.archive.search.query import And, Not, parse
 from sathub.archive.store import search, search_pg
 from sathub.archive.store.listing import Page
+from sathub.archive.store.search_partitions import partitions
 from sathub.archive.store.search_pg import PostgresSearch
 from sathub.archive.tables import emails
 from tests.archive.api_fixtures import seed_big_list
@@ -34,7 +35,7 @@ from tests.conftest import BACKENDS
 def fresh_largest_id():
     """Each test's spans start from the index's largest id as it is: span_matches keeps it a second
     per engine, and a test's engine may be an earlier test's, whose mail was another."""
-    search_pg._tops.clear()
+    search_pg._known.clear()
 
 
 def plans(engine, query: str, sort: str) -> list[str]:
@@ -189,14 +190,14 @@ def test_a_stale_largest_id_changes_the_spans_not_what_they_find(engine, monkeyp
     with db.connect(engine) as conn:
         every = list(conn.scalars(sa.select(emails.c.id).order_by(emails.c.id.desc())))
         for stale in (every[len(every) // 2], every[0] + 1_000):
-            search_pg._tops[engine] = (time.monotonic(), stale)
+            search_pg._known[engine] = search_pg._Known(time.monotonic(), stale, partitions(conn))
             found = {needed: search_pg.span_matches(conn, newest, needed) for needed in (1, 3, 20, 45)}
             # None: the caller reads the match whole, in the one statement of before.
             assert all(ids is None or ids == every[:needed] for needed, ids in found.items()), (stale, found)
             assert found[1] == every[:1]
     read = []
     event.listen(engine, "before_cursor_execute", lambda *args: read.append(args[2]))
-    search_pg._tops.pop(engine)
+    search_pg._known.pop(engine)
     with db.connect(engine) as conn:
         search_pg.span_matches(conn, newest, 3)
         search_pg.span_matches(conn, newest, 3)

@@ -24,6 +24,7 @@ from sathub.archive.store import lists as list_store
 from sathub.archive.store.corrections import EarlierRows
 from sathub.archive.store.pipermail_numbers import record_numbers
 from sathub.archive.store.rethreading import rethread_list
+from sathub.archive.store.search_partitions import keep_ahead
 from sathub.archive.store.writes import refresh_statistics, write_batch
 from sathub.archive.tables import PRIVATE, PUBLIC
 from sathub.db.engines import Engine, OperationalError, StatementError
@@ -142,6 +143,7 @@ def _write(
                 _write(engine, list_id, [email], earlier, summary, numbered)
             return
     earlier.met.update(met)  # committed: these rows are settled for the rest of the run
+    keep_ahead(engine)
     summary.imported += imported
     summary.duplicates += duplicates
     summary.removed += removed

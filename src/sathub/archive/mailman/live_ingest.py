@@ -16,6 +16,7 @@ from sathub.archive.mail.dates import utc_now
 from sathub.archive.mail.kept_source import compress, parsed_with_source
 from sathub.archive.mail.message import MAX_PARTS, ParsedEmail
 from sathub.archive.store import one_message
+from sathub.archive.store.search_partitions import keep_ahead
 from sathub.archive.tables import NEVER
 from sathub.db.engines import Connection, Engine, IntegrityError, connect
 
@@ -77,10 +78,12 @@ def store(conn: Connection, address: str, email: ParsedEmail) -> Stored:
 def store_alone(engine: Engine, address: str, email: ParsedEmail) -> Stored:
     """`store` in a write transaction of its own. When the same message, posted twice at once,
     was stored by the other post first (a unique key refused this one), it is stored again: now a
-    duplicate."""
+    duplicate. Then the search index's next partition is made when it is due (search_partitions)."""
     try:
         with connect(engine, write=True) as conn:
-            return store(conn, address, email)
+            stored = store(conn, address, email)
     except IntegrityError:
         with connect(engine, write=True) as conn:
-            return store(conn, address, email)
+            stored = store(conn, address, email)
+    keep_ahead(engine)
+    return stored

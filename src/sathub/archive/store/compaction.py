@@ -85,9 +85,13 @@ def _sqlite_bytes(engine: Engine) -> int:
 
 
 def _postgres_bytes(conn: Connection, names: list[str]) -> int:
+    """The tables `names` on disk, a partitioned one's partitions (migration 0033's `email_search`)."""
     return int(
         conn.scalar(
-            sa.text("SELECT sum(pg_total_relation_size(to_regclass(t))) FROM unnest(CAST(:names AS text[])) t"),
+            sa.text(
+                "SELECT sum(pg_total_relation_size(p.relid)) "
+                "FROM unnest(CAST(:names AS text[])) t, pg_partition_tree(to_regclass(t)) p"
+            ),
             {"names": names},
         )
         or 0

@@ -52,6 +52,8 @@ def index_sizes(conn: Connection) -> dict[str, int]:
     return {"index_bytes": int(index or 0), "text_bytes": int(text or 0)}
 
 
-_GIN_SIZE = """SELECT sum(pg_relation_size(i.indexrelid)) FROM pg_index i
+# Each partition's (migration 0033): a partitioned index has no pages of its own.
+_GIN_SIZE = """SELECT sum(pg_relation_size(t.relid)) FROM pg_index i
 JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am m ON m.oid = c.relam
-WHERE i.indrelid = 'email_search'::regclass AND m.amname = 'gin'"""
+CROSS JOIN pg_partition_tree(i.indexrelid) t
+WHERE i.indrelid = 'email_search'::regclass AND m.amname = 'gin' AND t.isleaf"""

@@ -17,6 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 from sathub.archive.search.expressions import tsquery
 from sathub.archive.search.query import And, Node, Not, Or, Term
 from sathub.archive.store.listing import COUNT
+from sathub.archive.store.search_partitions import Partition, partitions
 from sathub.archive.tables import PRIVATE, emails, mailing_lists
 
 # The index (migrations 0010, 0013), named here only (not part of tables.metadata: the migrations
@@ -43,6 +44,9 @@ _BOUND_DATE = sa.bindparam("bound", type_=sa.DateTime)
 # The date of an email `span` emails from the first by date, read from the dates' B-tree (0016).
 _EDGE = sa.select(_INDEX.c.date).offset(sa.bindparam("span", type_=sa.Integer)).limit(1)
 _NEEDED = sa.bindparam("needed", type_=sa.Integer)
+# A partition's range (migration 0033), asked of the id itself: the planner prunes the others by it.
+_FIRST, _AFTER = sa.bindparam("first", type_=sa.Integer), sa.bindparam("after", type_=sa.Integer)
+_LAST_ID = 2**31 - 1  # the newest range's end: an email id is an integer
 _IDS = sa.bindparam("ids", type_=postgresql.ARRAY(sa.Integer))
 # span_matches' first span, in ids per match needed: the densest common word, `gpsd`, matches
 # 87 % of the mail.
@@ -56,12 +60,21 @@ _WHOLE = 3
 # messages; a span of 2 x 10,001 ids, then read whole), in process, median of 15: `gpsd` in a list
 # by date 23.5 -> 6.5 ms, by relevance 19.6 -> 7.3 ms, `gps time` 11.3 -> 6.1 ms.
 _HALF = 2
-# span_matches' largest id, read again after this many seconds: a statement of its own (`ephemeris`
-# by date on the corpus, in process, median of 60, three runs alternated: 2.2-3.0 ms with it read
-# every time, 1.8-2.3 kept), and a stale one only widens or narrows the first span: a span has no
-# upper end, so mail that arrived since is in it (test_search_pg).
+# span_matches' largest id and partitions, read again after this many seconds: statements of their
+# own (`ephemeris` by date on the corpus, in process, median of 60, three runs alternated: 2.2-3.0
+# ms with the id read every time, 1.8-2.3 kept), and a stale id only widens or narrows the first
+# span: a span has no upper end, so mail that arrived since is in it; the partitions newer than
+# those known are the default partition's range, which is asked first (test_search_pg).
 _TOP_SECONDS = 1.0
-_tops: weakref.WeakKeyDictionary[Engine, tuple[float, int]] = weakref.WeakKeyDictionary()
+
+
+class _Known(NamedTuple):
+    at: float
+    top: int
+    partitions: list[Partition]
+
+
+_known: weakref.WeakKeyDictionary[Engine, _Known] = weakref.WeakKeyDictionary()
 
 
 class PostgresSearch:
@@ -150,27 +163,33 @@ class PostgresSearch:
             scores = sa.select(_RANKED.c.email_id.label("id"), _RANKED.c.date.label("date"), _score(text)).where(
                 _RANKED.c.email_id == sa.any_(_IDS)
             )
-            return Spans(ids.where(self.id > _BOUND_ID).order_by(self.id.desc()), None, scores)
+            # The bound asked of the id (the partitions pruned by it) and of the GIN indexes' id
+            # expression (0033: their range scan bounded by it).
+            within = ids.where(self.id > _BOUND_ID, self.id + 0 > _BOUND_ID).order_by(self.id.desc())
+            part = ids.where(self.id >= _FIRST, self.id < _AFTER).order_by(self.id.desc())
+            return Spans(within, None, scores, part)
         # Ordered by an expression of the date, as statement() orders: not by walking its B-tree.
         date = self.date + _SAME_TIME
         # The span's bound on that expression too: migration 0031's GIN indexes hold it, not the
         # date (a d: range keeps the dates' B-tree).
         if sort == "date-asc":
             within = ids.where(date < _BOUND_DATE).order_by(date, self.id)
-            return Spans(within, _EDGE.order_by(self.date), None)
+            return Spans(within, _EDGE.order_by(self.date), None, None)
         within = ids.where(date > _BOUND_DATE).order_by(date.desc(), self.id.desc())
-        return Spans(within, _EDGE.order_by(self.date.desc()), None)
+        return Spans(within, _EDGE.order_by(self.date.desc()), None, None)
 
 
 class Spans(NamedTuple):
     """The ids of the matches past `bound` in a search's order (`within`: above an id, newest
     arrival first; or past a date, by date), the first `needed`; by date the date of the email
     `span` away from the first in that order (`edge`); by relevance, the id, date and score of
-    each of the emails `ids` (`scores`)."""
+    each of the emails `ids` (`scores`), and the matches of the partition from id `first` to
+    `after` (`part`), newest first, the first `needed`."""
 
     within: sa.Select
     edge: sa.Select | None
     scores: sa.Select | None
+    part: sa.Select | None
 
 
 def span_matches(conn: Connection, spans: Spans, needed: int) -> list[int] | None:
@@ -180,31 +199,58 @@ def span_matches(conn: Connection, spans: Spans, needed: int) -> list[int] | Non
     id and date beside its words, so the span's matches alone are visited (`gpsd`, 871,230 matches
     at 1,000,000 messages: 24 ms against 308 ms sorted whole; docs/archive-search.md, "Counts").
     But a range in a GIN index costs its entries (100,000 ids about 10 ms), so a match that the
-    span says is less than _WHOLE times `needed` is read whole instead, in one statement, as is a
-    match whose span would hold more than half the mail (a small archive's). A span
-    is a count of emails: the ids above the last id less it, or by date the dates past the date
-    of its last email (the dates' B-tree walked that far: the mail's dates are not spread evenly,
-    the newest 1 % of the generated million over two years of seventeen)."""
-    top = _top(conn)
+    span says is less than _WHOLE times `needed` is not asked by wider spans, nor is one whose
+    span would hold more than half the mail: newest first by arrival, it is asked a partition
+    at a time (by_partitions); by date, or in an archive of one partition, read whole in one
+    statement. A span is a count of emails: the ids above the last id less it, or by date the
+    dates past the date of its last email (the dates' B-tree walked that far: the mail's dates are
+    not spread evenly, the newest 1 % of the generated million over two years of seventeen)."""
+    known = _read(conn)
     span = _FIRST_SPAN * needed
-    while _HALF * span < top:
-        bound = conn.scalar(spans.edge, {"span": span}) if spans.edge is not None else top - span
+    while _HALF * span < known.top:
+        bound = conn.scalar(spans.edge, {"span": span}) if spans.edge is not None else known.top - span
         found = list(conn.scalars(spans.within, {"bound": bound, "needed": needed}))
         if len(found) >= needed:
             return found
-        if len(found) * top < _WHOLE * needed * span:
-            return None
+        if len(found) * known.top < _WHOLE * needed * span:
+            break
         span = max(2 * span, needed * span * 5 // (4 * max(len(found), 1)))
-    return None
+    return by_partitions(conn, spans, needed, known)
 
 
-def _top(conn: Connection) -> int:
-    """The largest id of the index, as read at most _TOP_SECONDS ago by this process."""
+def by_partitions(conn: Connection, spans: Spans, needed: int, known: _Known) -> list[int] | None:
+    """The first `needed` matches newest first, asked of the partitions that hold mail newest
+    first (what reached the default partition first of all), each for the matches still needed;
+    None by date, or when one partition holds all the mail (the statement that reads every match
+    also counts them). Each partition's GIN index holds its own emails' entries alone: the
+    matches of the partitions not reached are never read (`f:esr@thyrsus.com` at 1,000,000
+    messages 219 ms read whole, 14 ms by partitions; docs/archive-search.md, "Counts")."""
+    # The newest range has no end: mail that arrived since `known` was read is in it, whether in a
+    # partition made since or in the default partition.
+    firsts = [p.first for p in known.partitions if p.first <= known.top]
+    last = max((p.after for p in known.partitions), default=0)
+    if known.top >= last:
+        firsts.append(last)
+    if spans.part is None or len(firsts) < 2:
+        return None
+    found: list[int] = []
+    for first, after in reversed(list(zip(firsts, [*firsts[1:], _LAST_ID], strict=True))):
+        asked = {"first": first, "after": after, "needed": needed - len(found)}
+        found.extend(conn.scalars(spans.part, asked))
+        if len(found) >= needed:
+            break
+    return found
+
+
+def _read(conn: Connection) -> _Known:
+    """The largest id of the index and its partitions, as read at most _TOP_SECONDS ago by this
+    process."""
     now = time.monotonic()
-    read = _tops.get(conn.engine)
-    if read is None or now - read[0] >= _TOP_SECONDS:
-        read = _tops[conn.engine] = (now, conn.scalar(sa.select(sa.func.max(_INDEX.c.email_id))) or 0)
-    return read[1]
+    known = _known.get(conn.engine)
+    if known is None or now - known.at >= _TOP_SECONDS:
+        top = conn.scalar(sa.select(sa.func.max(_INDEX.c.email_id))) or 0
+        known = _known[conn.engine] = _Known(now, top, partitions(conn))
+    return known
 
 
 def _match(text: list[Node], negated: list[Node]) -> list[sa.ColumnElement]:
