@@ -1,8 +1,8 @@
-"""PostgreSQL's search index in partitions of email ids (migration 0033, store/search_partitions.py,
-search_pg.by_partitions): a search asked a partition at a time, newest first, finds every match's
-newest, mail beyond the last partition included; the writers make the next partition ahead of the
-ids and carve out what reached the default partition; processes that make partitions at once
-agree, and one that cannot have its locks gives up without failing the write."""
+"""PostgreSQL's search index in partitions of email ids (migration 0033, store/search_partitions.py):
+mail beyond the last partition is found, then carved out into partitions of its own; the writers
+make the next partition ahead of the ids; processes that make partitions at once agree, and one
+that cannot have its locks gives up without failing the write. (The searches a partition at a
+time: test_search_spans.py.)"""
 
 from __future__ import annotations
 
@@ -11,16 +11,14 @@ import threading
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy import event
 
 from sathub import db
 from sathub.archive.mailman import live_ingest
 from sathub.archive.search.query import parse
-from sathub.archive.store import search, search_partitions, search_pg
+from sathub.archive.store import search, search_partitions, search_spans
 from sathub.archive.store.listing import Page
 from sathub.archive.store.search_partitions import BEYOND, SPAN, keep_ahead, make_partitions, partitions
-from sathub.archive.store.search_pg import PostgresSearch
-from tests.archive.api_fixtures import seed_archive, seed_big_list
+from tests.archive.api_fixtures import seed_archive
 from tests.conftest import BACKENDS, migrate, scratch_engine
 
 pytestmark = pytest.mark.parametrize("database_url", [BACKENDS[1]], indirect=True)  # PostgreSQL
@@ -37,81 +35,26 @@ def partitioned(database_url, tmp_path):
 
 @pytest.fixture(autouse=True)
 def fresh_reads(monkeypatch):
-    monkeypatch.setattr(search_pg, "_TOP_SECONDS", 0)
+    monkeypatch.setattr(search_spans, "_TOP_SECONDS", 0)
     monkeypatch.setattr(search_partitions, "CHECK_SECONDS", 0)
 
 
 def repartition(engine, span: int) -> None:
-    """The index's rows moved into partitions of `span` ids (the default partition kept, empty)."""
+    """The index's rows moved into partitions of `span` ids from its first (below it one partition,
+    empty; the default partition kept, empty)."""
     with engine.begin() as conn:
         conn.exec_driver_sql("CREATE TABLE held AS SELECT * FROM email_search")
         for partition in partitions(conn):
             conn.exec_driver_sql(f"DROP TABLE {partition.name}")
         conn.exec_driver_sql("DELETE FROM email_search")
-        top = conn.exec_driver_sql("SELECT max(email_id) FROM held").scalar_one()
-        for first in range(0, top + 1, span):
-            bounds = f"FOR VALUES FROM ({first}) TO ({first + span})"
-            conn.exec_driver_sql(f"CREATE TABLE email_search_{first} PARTITION OF email_search {bounds}")
+        low, top = conn.exec_driver_sql("SELECT min(email_id), max(email_id) FROM held").one()
+        low -= low % span
+        for first, after in [(0, low), *((first, first + span) for first in range(low, top + 1, span))]:
+            if after > first:
+                bounds = f"FOR VALUES FROM ({first}) TO ({after})"
+                conn.exec_driver_sql(f"CREATE TABLE email_search_{first} PARTITION OF email_search {bounds}")
         conn.exec_driver_sql("INSERT INTO email_search SELECT * FROM held")
         conn.exec_driver_sql("DROP TABLE held")
-
-
-def newest_of_every_match(conn, spans) -> list[int]:
-    """Every match, newest first: the span statement with no bound, read whole."""
-    return list(conn.scalars(spans.within.limit(None), {"bound": 0}))
-
-
-def statements_of(engine, ran: list[str]):
-    event.listen(engine, "before_cursor_execute", lambda *args: ran.append(args[2]))
-
-
-def test_asked_a_partition_at_a_time_newest_first_a_search_finds_every_matchs_newest(partitioned):
-    seed_big_list(partitioned, replies=22)
-    repartition(partitioned, 7)
-    with db.connect(partitioned) as conn:
-        assert len(partitions(conn)) == 7  # ids 1-45
-        known = search_pg._read(conn)
-        for query in ("text", "s:big", "zzzznothing"):
-            spans = PostgresSearch().spans([parse(query)], [], [], None, "relevance")
-            every = newest_of_every_match(conn, spans)
-            for needed in (1, 3, 20, 23, 45, 46):
-                assert search_pg.by_partitions(conn, spans, needed, known) == every[:needed], (query, needed)
-        # The partitions not needed are not asked: the newest holds the first three of "text".
-        ran: list[str] = []
-        statements_of(partitioned, ran)
-        spans = PostgresSearch().spans([parse("text")], [], [], None, "relevance")
-        every_text = search_pg.by_partitions(conn, spans, 3, known)
-        assert len(ran) == 1
-    # Mail that arrived since the partitions and the largest id were read (kept a second), beyond
-    # the last partition, is found first all the same.
-    with partitioned.begin() as conn:
-        conn.exec_driver_sql("SELECT setval('emails_id_seq', 60)")
-    store_one(partitioned, 1, "big@example.org")
-    with db.connect(partitioned) as conn:
-        assert search_pg.by_partitions(conn, spans, 2, known) == [61, every_text[0]]
-        # By date the dates decide, not the ids: the match is read whole (None).
-        by_date = PostgresSearch().spans([parse("text")], [], [], None, "date-desc")
-        assert search_pg.by_partitions(conn, by_date, 3, known) is None
-
-
-@pytest.mark.parametrize("sort", ["relevance", "date-desc"])
-def test_pages_read_by_partitions_are_the_pages_of_every_match_read(partitioned, sort):
-    """A count limit reads the matches as far as needed (here a partition at a time: the spans
-    would hold more than half the mail); the pages, counts and `more` are those of the statement
-    that reads every match."""
-    seed_big_list(partitioned, replies=22)
-    seed_archive(partitioned)
-    repartition(partitioned, 5)
-    with db.connect(partitioned) as conn:
-        for query in ("text", "s:big", "welcome", "f:busy@example.org -s:big", "zzzznothing"):
-            for offset, limit in ((0, 10), (5, 10), (40, 10), (0, 100)):
-                page = Page(limit, offset)
-                capped = search.search(conn, parse(query), sort=sort, page=page, count_limit=12)
-                every = search.search(conn, parse(query), sort=sort, page=page)
-                assert [row.id for row in capped.rows] == [row.id for row in every.rows], (query, offset)
-                assert capped.scores == pytest.approx(every.scores)
-                assert capped.more == every.more
-                assert (capped.count, capped.count_exact) == (min(every.count, 12), every.count <= 12)
 
 
 def store_one(engine, number: int, address: str = "dev@example.org") -> None:

@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Row
 
 from sathub.archive.search.query import And, DateRange, Exact, Node, Not, Or
-from sathub.archive.store import search_fts5, search_pg
+from sathub.archive.store import search_fts5, search_pg, search_spans
 from sathub.archive.store.emails import PARENT, children_query, email_query
 from sathub.archive.store.listing import COUNT, Page
 from sathub.archive.store.search_deadline import deadline
@@ -239,33 +239,27 @@ def _by_spans(
     count_limit: int,
 ) -> Found | None:
     """On PostgreSQL: the matches read in the search's order a span at a time, as far as the count
-    limit, the page's end and by relevance the window need (search_pg.span_matches); by relevance
+    limit, the page's end and by relevance the window need (search_spans.span_matches); by relevance
     the RANK_WINDOW newest ranked, the others after them as they arrived. None when reading every
     match costs less."""
     offset, limit = page
     spans = _spans(compiler, tree, list_id, sort)
     # The window is the same on every page: the RANK_WINDOW newest, whatever the page asks.
     window_size = RANK_WINDOW if spans.scores is not None else 0
-    found = search_pg.span_matches(conn, spans, max(count_limit, offset + limit, window_size) + 1)
+    found = search_spans.span_matches(conn, spans, max(count_limit, offset + limit, window_size) + 1)
     if found is None:
         return None
-    window = found[:window_size]
-    ranked: list[tuple[int, float | None]] = [(email_id, None) for email_id in window]
-    if spans.scores is not None and offset < len(window):
-        rows = conn.execute(spans.scores, {"ids": window})
-        ranked = [(row.id, row.score) for row in sorted(rows, key=_rank_order, reverse=True)]
-    hits = [*ranked, *((email_id, None) for email_id in found[len(window) :])][offset : offset + limit]
+    window, rest = found[:window_size], found[window_size:]
+    hits: list[tuple[int, float | None]] = [(email_id, None) for email_id in found[offset : offset + limit]]
+    if spans.scores is not None and offset < len(window):  # the page starts in the ranked window
+        ranked = conn.execute(spans.scores, {"ids": window, "limit": limit, "offset": offset}).all()
+        hits = [*((row.id, row.score) for row in ranked), *((email_id, None) for email_id in rest)][:limit]
     # Not every match read: `found` holds one past the count limit, the page's end and the window.
     return _found(conn, hits, len(found), offset + limit, count_limit)
 
 
-def _rank_order(row: Row) -> tuple:
-    """Higher first: the score, then the later date, then the later arrival (as search_pg's window)."""
-    return row.score, row.date, row.id
-
-
 @lru_cache(maxsize=512)
-def _spans(compiler: _Compiler, tree: Node, list_id: int | None, sort: str) -> search_pg.Spans:
+def _spans(compiler: _Compiler, tree: Node, list_id: int | None, sort: str) -> search_spans.Spans:
     backend = compiler.backend
     if not isinstance(backend, search_pg.PostgresSearch):
         raise TypeError(backend)

@@ -6,18 +6,13 @@ their ids (`list_id NOT IN (the private lists)`, read once per statement from th
 
 from __future__ import annotations
 
-import time
-import weakref
-from typing import NamedTuple
-
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.engine import Connection, Engine
 
 from sathub.archive.search.expressions import tsquery
 from sathub.archive.search.query import And, Node, Not, Or, Term
 from sathub.archive.store.listing import COUNT
-from sathub.archive.store.search_partitions import Partition, partitions
+from sathub.archive.store.search_spans import OnTable, Spans
 from sathub.archive.tables import PRIVATE, emails, mailing_lists
 
 # The index (migrations 0010, 0013), named here only (not part of tables.metadata: the migrations
@@ -38,43 +33,15 @@ _SAME_TIME = sa.literal_column("INTERVAL '0 s'", sa.Interval)
 # PostgreSQL reads every match to sort it anyway: the count rides along (one scan of the match,
 # not two).
 _TOTAL = sa.func.count().over().label("total")
-# span_matches' bound, an id or a date (one name: the statement's parameter whichever it is)
-_BOUND_ID = sa.bindparam("bound", type_=sa.Integer)
-_BOUND_DATE = sa.bindparam("bound", type_=sa.DateTime)
 # The date of an email `span` emails from the first by date, read from the dates' B-tree (0016).
 _EDGE = sa.select(_INDEX.c.date).offset(sa.bindparam("span", type_=sa.Integer)).limit(1)
+# The parameters of the spans' statements (search_spans.py): a bound (an id or a date, one name:
+# the statement's parameter whichever it is), the matches needed, a range's first id.
+_BOUND_ID = sa.bindparam("bound", type_=sa.Integer)
+_BOUND_DATE = sa.bindparam("bound", type_=sa.DateTime)
 _NEEDED = sa.bindparam("needed", type_=sa.Integer)
-# A partition's range (migration 0033), asked of the id itself: the planner prunes the others by it.
-_FIRST, _AFTER = sa.bindparam("first", type_=sa.Integer), sa.bindparam("after", type_=sa.Integer)
-_LAST_ID = 2**31 - 1  # the newest range's end: an email id is an integer
+_FIRST = sa.bindparam("first", type_=sa.Integer)
 _IDS = sa.bindparam("ids", type_=postgresql.ARRAY(sa.Integer))
-# span_matches' first span, in ids per match needed: the densest common word, `gpsd`, matches
-# 87 % of the mail.
-_FIRST_SPAN = 2
-# span_matches reads a match whole when it holds fewer than this many times the matches needed:
-# measured at 1,000,000 messages, `ephemeris` (10,452), `"release candidate"` (12,851) and
-# `satel*` (86,001, few of them recent) cost less whole (15 / 80 / 72 ms) than by spans (28 / 101 /
-# 102 ms).
-_WHOLE = 3
-# Nor does it ask a span of more than half the mail: the whole costs less. The corpus (21,941
-# messages; a span of 2 x 10,001 ids, then read whole), in process, median of 15: `gpsd` in a list
-# by date 23.5 -> 6.5 ms, by relevance 19.6 -> 7.3 ms, `gps time` 11.3 -> 6.1 ms.
-_HALF = 2
-# span_matches' largest id and partitions, read again after this many seconds: statements of their
-# own (`ephemeris` by date on the corpus, in process, median of 60, three runs alternated: 2.2-3.0
-# ms with the id read every time, 1.8-2.3 kept), and a stale id only widens or narrows the first
-# span: a span has no upper end, so mail that arrived since is in it; the partitions newer than
-# those known are the default partition's range, which is asked first (test_search_pg).
-_TOP_SECONDS = 1.0
-
-
-class _Known(NamedTuple):
-    at: float
-    top: int
-    partitions: list[Partition]
-
-
-_known: weakref.WeakKeyDictionary[Engine, _Known] = weakref.WeakKeyDictionary()
 
 
 class PostgresSearch:
@@ -156,101 +123,51 @@ class PostgresSearch:
         list_id: int | None,
         sort: str,
     ) -> Spans:
-        """The statements of span_matches (and of its window's ranking, by relevance)."""
+        """The statements of search_spans.span_matches (and of its window's ranking, by relevance)."""
         where = self._where(text, negated, predicates, list_id)
-        ids = sa.select(self.id).where(*where).limit(_NEEDED)
         if sort == "relevance":
-            scores = sa.select(_RANKED.c.email_id.label("id"), _RANKED.c.date.label("date"), _score(text)).where(
-                _RANKED.c.email_id == sa.any_(_IDS)
-            )
-            # The bound asked of the id (the partitions pruned by it) and of the GIN indexes' id
-            # expression (0033: their range scan bounded by it).
-            within = ids.where(self.id > _BOUND_ID, self.id + 0 > _BOUND_ID).order_by(self.id.desc())
-            part = ids.where(self.id >= _FIRST, self.id < _AFTER).order_by(self.id.desc())
-            return Spans(within, None, scores, part)
+            scores = _ranked_page(text)
+            # A range of ids asked of the id (the index's partitions pruned by it) and its span of
+            # the GIN indexes' id expression (migration 0033: their scan bounded by it).
+            newest = _in_order([*where, self.id > _BOUND_ID, self.id + 0 > _BOUND_ID], [self.id.desc()])
+            every = _in_order([*where, self.id >= _FIRST], [self.id.desc()])
+            return Spans(OnTable(newest), OnTable(every), scores, None, None)
         # Ordered by an expression of the date, as statement() orders: not by walking its B-tree.
         date = self.date + _SAME_TIME
         # The span's bound on that expression too: migration 0031's GIN indexes hold it, not the
         # date (a d: range keeps the dates' B-tree).
         if sort == "date-asc":
-            within = ids.where(date < _BOUND_DATE).order_by(date, self.id)
-            return Spans(within, _EDGE.order_by(self.date), None, None)
-        within = ids.where(date > _BOUND_DATE).order_by(date.desc(), self.id.desc())
-        return Spans(within, _EDGE.order_by(self.date.desc()), None, None)
+            within = _in_order([*where, date < _BOUND_DATE], [date, self.id])
+            return Spans(None, None, None, within, _EDGE.order_by(self.date))
+        within = _in_order([*where, date > _BOUND_DATE], [date.desc(), self.id.desc()])
+        return Spans(None, None, None, within, _EDGE.order_by(self.date.desc()))
 
 
-class Spans(NamedTuple):
-    """The ids of the matches past `bound` in a search's order (`within`: above an id, newest
-    arrival first; or past a date, by date), the first `needed`; by date the date of the email
-    `span` away from the first in that order (`edge`); by relevance, the id, date and score of
-    each of the emails `ids` (`scores`), and the matches of the partition from id `first` to
-    `after` (`part`), newest first, the first `needed`."""
-
-    within: sa.Select
-    edge: sa.Select | None
-    scores: sa.Select | None
-    part: sa.Select | None
-
-
-def span_matches(conn: Connection, spans: Spans, needed: int) -> list[int] | None:
-    """The first `needed` matches in the search's order; None when reading every match
-    (statement()) costs less. Asked of the last emails first, a span widened as far as the matches
-    found in it say `needed` need (a quarter over): migration 0031's GIN indexes hold each email's
-    id and date beside its words, so the span's matches alone are visited (`gpsd`, 871,230 matches
-    at 1,000,000 messages: 24 ms against 308 ms sorted whole; docs/archive-search.md, "Counts").
-    But a range in a GIN index costs its entries (100,000 ids about 10 ms), so a match that the
-    span says is less than _WHOLE times `needed` is not asked by wider spans, nor is one whose
-    span would hold more than half the mail: newest first by arrival, it is asked a partition
-    at a time (by_partitions); by date, or in an archive of one partition, read whole in one
-    statement. A span is a count of emails: the ids above the last id less it, or by date the
-    dates past the date of its last email (the dates' B-tree walked that far: the mail's dates are
-    not spread evenly, the newest 1 % of the generated million over two years of seventeen)."""
-    known = _read(conn)
-    span = _FIRST_SPAN * needed
-    while _HALF * span < known.top:
-        bound = conn.scalar(spans.edge, {"span": span}) if spans.edge is not None else known.top - span
-        found = list(conn.scalars(spans.within, {"bound": bound, "needed": needed}))
-        if len(found) >= needed:
-            return found
-        if len(found) * known.top < _WHOLE * needed * span:
-            break
-        span = max(2 * span, needed * span * 5 // (4 * max(len(found), 1)))
-    return by_partitions(conn, spans, needed, known)
+def _ranked_page(text: list[Node]) -> sa.Select:
+    """The id and score of the emails `ids` ranked for the words `text`, higher first (then the later
+    date, then the later arrival, as _latest's window), the `limit` from `offset` on. The ids are
+    joined as a table, each looked up in its partition when it is read: `= ANY(ids)` had the
+    planner test each of the thousand ids against every partition's range (`ephemeris` at
+    1,000,000 messages: planned in 4.2 ms and run in 7.5, against 1.3 and 5.4)."""
+    window = sa.func.unnest(_IDS).table_valued("id").render_derived(name="listed")
+    score = _score(text)
+    return (
+        sa.select(_RANKED.c.email_id.label("id"), score)
+        .select_from(window.join(_RANKED, _RANKED.c.email_id == window.c.id))
+        .order_by(score.desc(), _RANKED.c.date.desc(), _RANKED.c.email_id.desc())
+        .limit(sa.bindparam("limit", type_=sa.Integer))
+        .offset(sa.bindparam("offset", type_=sa.Integer))
+    )
 
 
-def by_partitions(conn: Connection, spans: Spans, needed: int, known: _Known) -> list[int] | None:
-    """The first `needed` matches newest first, asked of the partitions that hold mail newest
-    first (what reached the default partition first of all), each for the matches still needed;
-    None by date, or when one partition holds all the mail (the statement that reads every match
-    also counts them). Each partition's GIN index holds its own emails' entries alone: the
-    matches of the partitions not reached are never read (`f:esr@thyrsus.com` at 1,000,000
-    messages 219 ms read whole, 14 ms by partitions; docs/archive-search.md, "Counts")."""
-    # The newest range has no end: mail that arrived since `known` was read is in it, whether in a
-    # partition made since or in the default partition.
-    firsts = [p.first for p in known.partitions if p.first <= known.top]
-    last = max((p.after for p in known.partitions), default=0)
-    if known.top >= last:
-        firsts.append(last)
-    if spans.part is None or len(firsts) < 2:
-        return None
-    found: list[int] = []
-    for first, after in reversed(list(zip(firsts, [*firsts[1:], _LAST_ID], strict=True))):
-        asked = {"first": first, "after": after, "needed": needed - len(found)}
-        found.extend(conn.scalars(spans.part, asked))
-        if len(found) >= needed:
-            break
-    return found
-
-
-def _read(conn: Connection) -> _Known:
-    """The largest id of the index and its partitions, as read at most _TOP_SECONDS ago by this
-    process."""
-    now = time.monotonic()
-    known = _known.get(conn.engine)
-    if known is None or now - known.at >= _TOP_SECONDS:
-        top = conn.scalar(sa.select(sa.func.max(_INDEX.c.email_id))) or 0
-        known = _known[conn.engine] = _Known(now, top, partitions(conn))
-    return known
+def _in_order(where: list[sa.ColumnElement], order: list[sa.ColumnElement]) -> sa.Select:
+    """The ids of the first `needed` rows of the index where `where` holds, in `order`, as one
+    array: a row each cost more than the statement (SQLAlchemy's rows, 1.75 us each: 19 ms for
+    the 11,000 ids of `ephemeris` at 1,000,000 messages, against 23 ms for its 14 statements).
+    array_agg keeps the order of the subquery it reads, which has no join after it (PostgreSQL's
+    manual, "Aggregate Functions")."""
+    first = sa.select(_INDEX.c.email_id).where(*where).order_by(*order).limit(_NEEDED).subquery("first")
+    return sa.select(sa.func.coalesce(postgresql.array_agg(first.c.email_id), sa.text("'{}'")))
 
 
 def _match(text: list[Node], negated: list[Node]) -> list[sa.ColumnElement]:
