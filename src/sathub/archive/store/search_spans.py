@@ -107,7 +107,8 @@ def span_matches(conn: Connection, spans: Spans, needed: int) -> list[int] | Non
         found: list[int] = []
         density = None
         for range_ in _ranges(known):
-            matches, density = _newest_in(conn, spans, range_, needed - len(found), density)
+            still = needed - len(found)
+            matches, density = _newest_in(conn, (spans.newest, spans.every), range_, still, density)
             found.extend(matches)
             if len(found) >= needed:
                 break
@@ -139,7 +140,7 @@ def _ranges(known: _Known) -> list[tuple[str, int, int]]:
 
 
 def _newest_in(
-    conn: Connection, spans: Spans, range_: tuple[str, int, int], needed: int, density: float | None
+    conn: Connection, asked: tuple[OnTable, OnTable], range_: tuple[str, int, int], needed: int, density: float | None
 ) -> tuple[list[int], float | None]:
     """The newest `needed` matches of one range, and its matches per id as far as it tells (None:
     it does not). Spans of its last ids, widened as far as the matches found say (a quarter over),
@@ -147,18 +148,18 @@ def _newest_in(
     says the match holds fewer than _WHOLE times `needed` in this range, its matches read whole.
     The partitions of the generated million hold alike many of a rare word's matches: `ephemeris`
     paid 1.7 ms a partition for a first span that found a few, and 0.4 ms to read it whole."""
-    assert spans.newest is not None and spans.every is not None
+    newest, every = asked  # Spans.newest and Spans.every
     table, first, top = range_
     size = top - first + 1
     span = _FIRST_SPAN * needed
     sparse = density is not None and density * size < _WHOLE * needed
     while not sparse and _HALF * span < size:
-        found = spans.newest.ids(conn, table, bound=top - span, needed=needed)
+        found = newest.ids(conn, table, bound=top - span, needed=needed)
         if len(found) >= needed:
             return found, len(found) / span
         sparse = len(found) * size < _WHOLE * needed * span
         span = _widened(span, needed, len(found))
-    found = spans.every.ids(conn, table, first=first, needed=needed)
+    found = every.ids(conn, table, first=first, needed=needed)
     # A range too small for a span (the newest, a few emails into its partition) tells nothing, nor
     # does one without a match: a date range's matches are all in older partitions, the spans of
     # whose ids then find them (`d:2010-01-01..2010-12-31 gps` at 1,000,000 messages: 49,005 `gps`
