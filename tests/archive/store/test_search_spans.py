@@ -192,7 +192,7 @@ def test_asked_a_partition_at_a_time_newest_first_a_search_finds_every_matchs_ne
 
 
 @pytest.mark.parametrize("database_url", [BACKENDS[1]], indirect=True)
-@pytest.mark.parametrize("sort", ["relevance", "date-desc"])
+@pytest.mark.parametrize("sort", ["relevance", "date-desc", "date-asc"])
 def test_pages_read_by_partitions_are_the_pages_of_every_match_read(partitioned, sort, monkeypatch):
     """Partitions of 5 ids (the mail's ids past 5,000, larger than the first span of the ranked
     window's 1,001): the pages, counts and `more` are those of the statement that reads every
@@ -214,3 +214,32 @@ def test_pages_read_by_partitions_are_the_pages_of_every_match_read(partitioned,
                 assert capped.scores == pytest.approx(every.scores)
                 assert capped.more == every.more
                 assert (capped.count, capped.count_exact) == (min(every.count, 12), every.count <= 12)
+
+
+@pytest.mark.parametrize("database_url", [BACKENDS[1]], indirect=True)
+@pytest.mark.parametrize("sort", ["date-desc", "date-asc"])
+def test_by_date_the_partitions_are_asked_in_the_order_of_their_dates(partitioned, sort, monkeypatch):
+    """big@example.org's thread (ids 1-23) is dated 2021, its single emails (24-45) 2020: by date
+    the oldest ids come first. Partitions of 7 ids: the newest range is asked first (its dates are
+    not read: mail may have arrived since), then the partitions in the order of their newest
+    (oldest) dates, until one's dates all come after the last match needed."""
+    monkeypatch.setattr(search_spans, "_TOP_SECONDS", 0)
+    monkeypatch.setattr(search_spans, "_FIRST_SPAN", 1)
+    seed_big_list(partitioned, replies=22)
+    repartition(partitioned, 7)
+    descending = sort == "date-desc"
+    order = (emails.c.date.desc(), emails.c.id.desc()) if descending else (emails.c.date, emails.c.id)
+    spans = spans_of("text", sort)
+    with db.connect(partitioned) as conn:
+        every = list(conn.scalars(sa.select(emails.c.id).order_by(*order)))
+        assert every[:3] == ([23, 22, 21] if descending else [24, 25, 26])
+        for needed in (1, 3, 10, 22):
+            assert search_spans.span_matches(conn, spans, needed) == every[:needed], needed
+        # (Asked of the partitions alone: here the first span of dates holds the three.)
+        known = search_spans._read(conn)
+        ran: list[str] = []
+        event.listen(partitioned, "before_cursor_execute", lambda *args: ran.append(args[2]))
+        assert search_spans._by_dates(conn, spans.dated, descending, 3, known) == every[:3]
+    # The ids 42-45 (the newest range), then 21-27 (the thread's newest, the singles' oldest).
+    asked = [sql for sql in ran if "coalesce_2" in sql]
+    assert len(asked) == 2 and "FROM email_search_21 AS email_search" in asked[1]

@@ -131,16 +131,17 @@ class PostgresSearch:
             # the GIN indexes' id expression (migration 0033: their scan bounded by it).
             newest = _in_order([*where, self.id > _BOUND_ID, self.id + 0 > _BOUND_ID], [self.id.desc()])
             every = _in_order([*where, self.id >= _FIRST], [self.id.desc()])
-            return Spans(OnTable(newest), OnTable(every), scores, None, None)
+            return Spans(newest=OnTable(newest), every=OnTable(every), scores=scores)
         # Ordered by an expression of the date, as statement() orders: not by walking its B-tree.
         date = self.date + _SAME_TIME
+        descending = sort != "date-asc"
+        order: list[sa.ColumnElement] = [date.desc(), self.id.desc()] if descending else [date, self.id]
         # The span's bound on that expression too: migration 0031's GIN indexes hold it, not the
         # date (a d: range keeps the dates' B-tree).
-        if sort == "date-asc":
-            within = _in_order([*where, date < _BOUND_DATE], [date, self.id])
-            return Spans(None, None, None, within, _EDGE.order_by(self.date))
-        within = _in_order([*where, date > _BOUND_DATE], [date.desc(), self.id.desc()])
-        return Spans(None, None, None, within, _EDGE.order_by(self.date.desc()))
+        within = _in_order([*where, date > _BOUND_DATE if descending else date < _BOUND_DATE], order)
+        edge = _EDGE.order_by(self.date.desc() if descending else self.date)
+        dated = OnTable(_in_order([*where, self.id >= _FIRST], order, with_dates=True))
+        return Spans(within=within, edge=edge, dated=dated, descending=descending)
 
 
 def _ranked_page(text: list[Node]) -> sa.Select:
@@ -160,14 +161,15 @@ def _ranked_page(text: list[Node]) -> sa.Select:
     )
 
 
-def _in_order(where: list[sa.ColumnElement], order: list[sa.ColumnElement]) -> sa.Select:
+def _in_order(where: list[sa.ColumnElement], order: list[sa.ColumnElement], with_dates: bool = False) -> sa.Select:
     """The ids of the first `needed` rows of the index where `where` holds, in `order`, as one
     array: a row each cost more than the statement (SQLAlchemy's rows, 1.75 us each: 19 ms for
     the 11,000 ids of `ephemeris` at 1,000,000 messages, against 23 ms for its 14 statements).
     array_agg keeps the order of the subquery it reads, which has no join after it (PostgreSQL's
-    manual, "Aggregate Functions")."""
-    first = sa.select(_INDEX.c.email_id).where(*where).order_by(*order).limit(_NEEDED).subquery("first")
-    return sa.select(sa.func.coalesce(postgresql.array_agg(first.c.email_id), sa.text("'{}'")))
+    manual, "Aggregate Functions"). `with_dates`: their dates too, a second array."""
+    first = sa.select(_INDEX.c.email_id, _INDEX.c.date).where(*where).order_by(*order).limit(_NEEDED).subquery("first")
+    arrays = [first.c.email_id, first.c.date] if with_dates else [first.c.email_id]
+    return sa.select(*(sa.func.coalesce(postgresql.array_agg(column), sa.text("'{}'")) for column in arrays))
 
 
 def _match(text: list[Node], negated: list[Node]) -> list[sa.ColumnElement]:
