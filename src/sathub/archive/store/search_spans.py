@@ -6,8 +6,9 @@ By relevance (newest arrival first) the index is asked a partition at a time, ne
 matches of the partitions not reached are never read. Within a partition, a span of its last ids
 at a time, widened while the matches found say it pays: migration 0031's GIN indexes hold each
 email's id (0033: `email_id + 0`) beside its words, so only the span's matches are visited (a
-dense word's: `gpsd` matches 87 % of the generated million). By date, spans of the newest dates
-over the whole index; a match they say is sparse is read whole (search_pg.statement)."""
+dense word's: `gpsd` matches 87 % of the generated million). By date, a first span of the newest
+dates over the whole index, then the partitions in the order of their dates (_by_dates). In an
+archive of one partition, a match the spans say is sparse is read whole (search_pg.statement)."""
 
 from __future__ import annotations
 
