@@ -5,7 +5,7 @@ and dates at their real frequencies, so common words are common).
 
     python -m bench.archive_search_scale generate [--count 1000000]
     python -m bench.archive_search_scale import [--count 1000000] [--database-url URL]
-    python -m bench.archive_search_scale run [--count 1000000] [--database-url URL]... [--repeat 20]
+    python -m bench.archive_search_scale run [--count 1000000] [--database-url URL]... [--repeat 20] [--sort S]
 
 `generate` writes bench/out/archive_search_<count>.mbox.gz (kept: the later steps reuse it).
 `import` imports it with `sathub archive import`'s code into a fresh database (SQLite
@@ -88,8 +88,8 @@ def sizes_line(url: str) -> str:
     )
 
 
-def run(urls: list[str], repeat: int) -> None:
-    lines = [f"# Archive search at scale, {label('query mix with limit=10, count included')}", ""]
+def run(urls: list[str], repeat: int, sort: str) -> None:
+    lines = [f"# Archive search at scale, {label(f'query mix with limit=10, sort={sort}, count included')}", ""]
     lines.append(f"Targets: median <= {TARGET_MEDIAN_MS} ms, p95 <= {TARGET_P95_MS} ms per query.")
     # The code label names this checkout; a run may import sathub from elsewhere (PYTHONPATH=a
     # snapshot of the committed tree, while others' uncommitted changes sit in this one).
@@ -103,7 +103,7 @@ def run(urls: list[str], repeat: int) -> None:
             "",
             *TABLE_HEAD,
         ]
-        for name, query, found, median, p95 in timed_mix(url, repeat):
+        for name, query, found, median, p95 in timed_mix(url, repeat, sort):
             met = "met" if median <= TARGET_MEDIAN_MS and p95 <= TARGET_P95_MS else "**missed**"
             results = f"{found:,}" if isinstance(found, int) else found
             lines.append(f"| {name} | `{query}` | {results} | {median:.1f} | {p95:.1f} | {met} |")
@@ -121,6 +121,7 @@ def main() -> None:
     load.add_argument("--database-url", help="default: SQLite bench/out/archive_search_<count>.db")
     timing.add_argument("--database-url", action="append", help="repeatable; default: the SQLite one")
     timing.add_argument("--repeat", type=int, default=20, help="timed requests per query, after 5 warm-ups")
+    timing.add_argument("--sort", default="relevance", help="the API's order: relevance (default), date-desc, date-asc")
     args = parser.parse_args()
     if args.command == "generate":
         generated(args.count)
@@ -128,7 +129,7 @@ def main() -> None:
         imported(args.database_url or default_url(args.count), args.count)
     else:
         os.environ.setdefault("SATHUB_DB_TIMEOUT", "120")  # the servers inherit the environment
-        run(args.database_url or [default_url(args.count)], args.repeat)
+        run(args.database_url or [default_url(args.count)], args.repeat, args.sort)
 
 
 if __name__ == "__main__":

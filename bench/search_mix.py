@@ -94,12 +94,13 @@ def round_robin(
     return found
 
 
-def timed_mix(url: str, repeat: int) -> list[tuple[str, str, int | str, float, float]]:
+def timed_mix(url: str, repeat: int, sort: str = "relevance") -> list[tuple[str, str, int | str, float, float]]:
     """Each query's (name, q, results, median ms, p95 ms), then the whole mix's: the median and
-    95th percentile of all its requests together (the issue's "median per search for a mix")."""
+    95th percentile of all its requests together (the issue's "median per search for a mix"), in
+    the API's order `sort` (relevance, its default, or by date)."""
     every_time: list[float] = []
     with Server.sathub(url, workers=1, log="archive_search") as server:
-        paths = {name: f"/archive/api/search/?q={quote(query)}&limit=10" for name, query in MIX}
+        paths = {name: f"/archive/api/search/?q={quote(query)}&limit=10&sort={sort}" for name, query in MIX}
         found = round_robin([Target("sathub", server.port, paths, sathub_count)], repeat, every_time)
     whole = ("**the whole mix**", "(all requests above)", "", statistics.median(every_time), percentile(every_time, 95))
     return [*((name, query, *found[("sathub", name)]) for name, query in MIX), whole]
