@@ -106,8 +106,8 @@ _known: weakref.WeakKeyDictionary[Engine, _Known] = weakref.WeakKeyDictionary()
 
 def span_matches(conn: Connection, spans: Spans, needed: int) -> list[int] | None:
     """The first `needed` matches in the search's order; None when reading every match in one
-    statement costs less: in an archive smaller than the first span, or by date when the spans
-    say the match is sparse."""
+    statement costs less: in an archive smaller than the first span, or by date in an archive of
+    one partition where the spans say the match is sparse."""
     known = _read(conn)
     if _HALF * _FIRST_SPAN * needed >= known.top:
         return None
@@ -152,16 +152,16 @@ def _by_dates(conn: Connection, dated: OnTable, descending: bool, needed: int, k
     if len(ranges) < 2:
         return None
     newest, older = ranges[0], ranges[1:]
-    spans = " UNION ALL ".join(f"SELECT {i}, min(date), max(date) FROM {t}" for i, (t, _, _) in enumerate(older))
-    edge = {i: (last if descending else first) for i, first, last in conn.execute(sa.text(spans)) if first is not None}
+    dates = " UNION ALL ".join(f"SELECT {i}, min(date), max(date) FROM {t}" for i, (t, _, _) in enumerate(older))
+    edge = {i: (last if descending else first) for i, first, last in conn.execute(sa.text(dates)) if first is not None}
     asked = [(newest[0], newest[1], None)]  # its dates unknown: mail may have arrived since
     asked += [(older[i][0], older[i][1], edge[i]) for i in sorted(edge, key=lambda i: edge[i], reverse=descending)]
     found: list[tuple] = []
     for table, first, edge_date in asked:
         if len(found) >= needed and edge_date is not None and _before(found[needed - 1][0], edge_date, descending):
             break
-        ids, dates = dated.row(conn, table, first=first, needed=needed)
-        found = sorted([*found, *zip(dates, ids, strict=True)], reverse=descending)[:needed]
+        ids, their_dates = dated.row(conn, table, first=first, needed=needed)
+        found = sorted([*found, *zip(their_dates, ids, strict=True)], reverse=descending)[:needed]
     return [email_id for _, email_id in found]
 
 
