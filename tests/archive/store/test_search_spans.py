@@ -13,13 +13,14 @@ import sqlalchemy as sa
 from sqlalchemy import event
 
 from sathub import db
+from sathub.archive.removal.operations import DELETE, HIDE, run, scope_of
 from sathub.archive.search.query import And, Not, parse
 from sathub.archive.store import search, search_spans
 from sathub.archive.store.listing import Page
 from sathub.archive.store.search_partitions import partitions
 from sathub.archive.store.search_pg import PostgresSearch
 from sathub.archive.tables import emails
-from tests.archive.api_fixtures import seed_archive, seed_big_list
+from tests.archive.api_fixtures import MAIL, seed_archive, seed_big_list
 from tests.archive.corpus import CORPUS_GROUP
 from tests.archive.store.test_search_partitions import partitioned, repartition, store_one
 from tests.conftest import BACKENDS
@@ -243,3 +244,32 @@ def test_by_date_the_partitions_are_asked_in_the_order_of_their_dates(partitione
     # The ids 42-45 (the newest range), then 21-27 (the thread's newest, the singles' oldest).
     asked = [sql for sql in ran if "coalesce_2" in sql]
     assert len(asked) == 2 and "FROM email_search_21 AS email_search" in asked[1]
+
+
+@pytest.mark.parametrize("database_url", [BACKENDS[1]], indirect=True)
+@pytest.mark.parametrize("sort", ["relevance", "date-desc"])
+@pytest.mark.parametrize("action", [HIDE, DELETE])
+def test_asked_a_partition_at_a_time_a_search_gives_no_private_nor_removed_mail(partitioned, sort, action, monkeypatch):
+    """Partitions of 5 ids (ids past 5,000, so that the window's spans are asked): alice's mail is
+    A, D, F and X on public lists and P on private@ (the fixtures); after A is hidden or deleted,
+    D, F and X alone come out, whatever the order."""
+    monkeypatch.setattr(search_spans, "_TOP_SECONDS", 0)
+    monkeypatch.setattr(search_spans, "_FIRST_SPAN", 1)
+    with partitioned.begin() as conn:
+        conn.exec_driver_sql("SELECT setval('emails_id_seq', 5000)")
+    seed_archive(partitioned)
+    seed_big_list(partitioned, replies=22)
+    repartition(partitioned, 5)
+
+    def found() -> set[str]:
+        with db.connect(partitioned) as conn:
+            rows = search.search(conn, parse("f:alice@example.org"), sort=sort, page=Page(50, 0), count_limit=12).rows
+        return {row.message_id for row in rows}
+
+    assert found() == {MAIL[key].message_id for key in ("A", "D", "F", "X")}
+    # A on dev@ alone: X is its copy on other@, the same Message-ID.
+    run(partitioned, action, scope_of(message_id=MAIL["A"].message_id, list_name="dev@example.org"), "test", "test")
+    with db.connect(partitioned) as conn:
+        rows = search.search(conn, parse("f:alice@example.org"), sort=sort, page=Page(50, 0), count_limit=12).rows
+    assert sorted(row.list_name for row in rows if row.message_id == MAIL["A"].message_id) == ["other@example.org"]
+    assert found() == {MAIL[key].message_id for key in ("D", "F", "X")}
