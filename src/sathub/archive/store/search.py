@@ -250,10 +250,12 @@ def _by_spans(
     if found is None:
         return None
     window, rest = found[:window_size], found[window_size:]
-    hits: list[tuple[int, float | None]] = [(email_id, None) for email_id in found[offset : offset + limit]]
+    hits: list[tuple[int, float | None]]
     if spans.scores is not None and offset < len(window):  # the page starts in the ranked window
         ranked = conn.execute(spans.scores, {"ids": window, "limit": limit, "offset": offset}).all()
         hits = [*((row.id, row.score) for row in ranked), *((email_id, None) for email_id in rest)][:limit]
+    else:
+        hits = [(email_id, None) for email_id in found[offset : offset + limit]]
     # Not every match read: `found` holds one past the count limit, the page's end and the window.
     return _found(conn, hits, len(found), offset + limit, count_limit)
 
