@@ -254,6 +254,40 @@ def test_bounces_do_not_outrank_the_discussion_of_gpsd_daemon(loaded):
     assert [row.sender_address for row in first if row.sender_address.startswith("MAILER-DAEMON@")] == []
 
 
+def test_every_page_of_tied_scores_is_ordered_by_date_then_arrival(engine, tmp_path):
+    """Three groups of eight emails of the same length and subject, saying `alpha` three, two and
+    one times: within a group the scores tie (by construction, on both backends), so the order is
+    the group, then the later date (five days for eight emails: dates tie too), then the later
+    arrival. Every page of every size holds the rows that order puts there: SQLite joins the
+    dates of the rows up to the page's end alone, and a tie across the page's end must not be
+    cut."""
+    pick = random.Random(24)
+    bodies = {3: "alpha alpha alpha", 2: "alpha alpha other", 1: "alpha other other"}
+    mail = [(times, n, pick.randint(1, 5)) for times in bodies for n in range(8)]
+    pick.shuffle(mail)  # arrival order apart from the groups and the dates
+    run(
+        engine,
+        mbox(
+            tmp_path,
+            "ties.mbox",
+            *(message(f"t{t}n{n}", subject="report", body=bodies[t], date=day(d)) for t, n, d in mail),
+        ),
+    )
+    with engine.connect() as conn:
+        stored = {
+            row.message_id: (row.id, row.date)
+            for row in conn.execute(sa.select(emails.c.id, emails.c.message_id, emails.c.date))
+        }
+    ranked = sorted(((times, *stored[f"t{times}n{n}@example.org"]) for times, n, _ in mail), reverse=True)
+    expected = [email_id for _, email_id, _ in sorted(ranked, key=lambda row: (row[0], row[2], row[1]), reverse=True)]
+    with engine.connect() as conn:
+        for limit in (1, 3, 7, 24):
+            for offset in range(0, 25):
+                found = search.search(conn, parse("alpha"), page=Page(limit, offset), count_limit=10_000)
+                assert [row.id for row in found.rows] == expected[offset : offset + limit], (limit, offset)
+        assert search.matching_ids(conn, parse("alpha"), sort="relevance") == expected
+
+
 def test_a_fielded_word_is_ranked_by_its_field_alone(engine):
     """B and D have the same subject; B's text says "welcome" three times, which does not raise B
     above D for `s:welcome` (SQLite's bm25 counts the hits in the asked column only; PostgreSQL

@@ -154,7 +154,8 @@ def matching_ids(
     ids, _ = _statement(_compiler(conn), tree, list_id, sort)
     if limit is not None:
         ids = ids.limit(limit)
-    return [row.id for row in conn.execute(ids)]
+    # SQLite's window joins the dates of the rows up to its page's end alone (search_fts5._page_end).
+    return [row.id for row in conn.execute(ids, {"offset": 0, "limit": limit or RANK_WINDOW})]
 
 
 def count(conn: Connection, tree: Node, *, list_id: int | None = None) -> int:
