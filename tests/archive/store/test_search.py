@@ -232,6 +232,43 @@ def test_counts_past_a_small_limit_say_so_and_pages_go_on(small_archive):
     check()
 
 
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def test_newest_first_pages_are_the_scans_whatever_order_the_mail_arrived_in(engine, tmp_path, monkeypatch):
+    """120 emails over six years arrive mostly in date order, but the first three are the newest
+    and the five oldest arrive halfway; SQLite walks the dates from 10 matches, narrowed to the
+    years of the latest arrivals (store/search.py, _since_the_latest). Every page newest first
+    holds the emails a scan finds, sorted by date then id, newest first."""
+    from sathub.archive.store import search_fts5
+
+    pick = random.Random(120)
+    dated = sorted((pick.randint(2015, 2020), pick.randint(0, 11), pick.randint(1, 28)) for _ in range(120))
+    arrivals = dated[-3:] + dated[5:60] + dated[:5] + dated[60:-3]
+    mail = [
+        message(
+            f"a{n}",
+            subject=" ".join(pick.choices(WORDS, k=2)),
+            body=" ".join(pick.choices(WORDS, k=pick.randint(1, 4))),
+            date=f"Mon, {day_:02d} {MONTHS[month]} {year} 10:00:00 +0000",
+        )
+        for n, (year, month, day_) in enumerate(arrivals)
+    ]
+    run(engine, mbox(tmp_path, "years.mbox", *mail))
+    monkeypatch.setattr(search_fts5, "WALK_FROM", 10)
+    docs, _ = load(engine)
+    for text in ("alpha", "alpha beta", "-gamma alpha", "s:delta", "omega OR beta", '"alpha beta"'):
+        tree = parse(text)
+        expected = [
+            doc.id for doc in sorted((d for d in docs if matches(d, tree)), key=lambda d: (d.date, d.id), reverse=True)
+        ]
+        assert len(expected) >= 10, text  # walked
+        with engine.connect() as conn:
+            for offset in range(0, len(expected) + 5, 4):
+                found = search.search(conn, tree, sort="date-desc", page=Page(5, offset), count_limit=10_000)
+                assert [row.id for row in found.rows] == expected[offset : offset + 5], (text, offset)
+
+
 # -- relevance ------------------------------------------------------------------------------------
 
 

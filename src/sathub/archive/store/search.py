@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from typing import Protocol
 
@@ -197,6 +198,8 @@ def _search(conn: Connection, tree: Node, list_id: int | None, sort: str, page: 
         # The index alone: how to read them by date (counted far enough to tell).
         counted = _count(conn, counting, None if reach is None else max(reach, walk_from))
         if counted >= walk_from:
+            if sort == "date-desc":
+                tree = _since_the_latest(conn, compiler, tree, list_id, offset + limit)
             ids, _ = _paged(compiler, tree, list_id, sort, walk=True)
     windowed = sort == "relevance" and ranks
     if ranks and count_limit is not None and isinstance(compiler.backend, search_pg.PostgresSearch):
@@ -216,6 +219,38 @@ def _search(conn: Connection, tree: Node, list_id: int | None, sort: str, page: 
     else:
         total = counted if counted is not None else _count(conn, counting, reach)
     return _found(conn, [(hit.id, hit.score) for hit in hits], total, offset + limit, count_limit)
+
+
+def _since_the_latest(conn: Connection, compiler: _Compiler, tree: Node, list_id: int | None, needed: int) -> Node:
+    """SQLite, newest first, a match of many (walked): `tree` narrowed to the whole years from that
+    of the oldest of its `needed` latest arrivals on. Those arrivals are `needed` matches dated
+    then or later, so the `needed` newest by date are too; and the walk, which reads the ids of
+    every match first to test each email of the dates' index against them, reads those years'
+    alone. Arrivals follow the dates loosely (an archive imported list by list, or out of order,
+    narrows less; never wrongly). The walk's statement newest first on the corpus, median of 200
+    in process: `gpsd` 5.0 -> 0.9 ms (and 0.1 for the arrivals' dates), `gpsd -python` 4.9 -> 1.0
+    (0.3), `f:esr@thyrsus.com` 3.3 -> 1.8 (0.6). Not oldest first: arrivals are read latest first."""
+    arrivals, _ = _paged(compiler, tree, list_id, "arrival")
+    oldest, last = conn.execute(_oldest_of(arrivals), {"limit": needed, "offset": 0}).one()
+    if oldest is None:
+        return tree
+    within = DateRange(datetime(oldest.year, 1, 1), _new_year(last.year + 1))
+    return And((*(tree.items if isinstance(tree, And) else (tree,)), within))
+
+
+@lru_cache(maxsize=512)
+def _oldest_of(arrivals: sa.Select) -> sa.Select:
+    """The oldest date of the emails `arrivals` finds (its LIMIT and OFFSET parameters), and the
+    archive's newest date (from the dates' index: the tiling of the years up to it is a few words,
+    not the centuries up to 9999)."""
+    found = arrivals.subquery("arrivals")
+    oldest = sa.select(sa.func.min(emails.c.date)).where(emails.c.id.in_(sa.select(found.c.id))).scalar_subquery()
+    return sa.select(oldest, sa.select(sa.func.max(emails.c.date)).scalar_subquery())
+
+
+def _new_year(year: int) -> datetime | None:
+    """The first moment of `year`, None (an open end) past the last year a date can have."""
+    return datetime(year, 1, 1) if year <= datetime.max.year else None
 
 
 def _found(
