@@ -238,8 +238,8 @@ MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 def test_newest_first_pages_are_the_scans_whatever_order_the_mail_arrived_in(engine, tmp_path, monkeypatch):
     """120 emails over six years arrive mostly in date order, but the first three are the newest
     and the five oldest arrive halfway; SQLite walks the dates from 10 matches, narrowed to the
-    years of the latest arrivals (store/search.py, _since_the_latest). Every page newest first
-    holds the emails a scan finds, sorted by date then id, newest first."""
+    years of the latest arrivals (store/search.py, _since_the_latest) and to the dates asked.
+    Every page newest first holds the emails a scan finds, sorted by date then id, newest first."""
     from sathub.archive.store import search_fts5
 
     pick = random.Random(120)
@@ -257,12 +257,13 @@ def test_newest_first_pages_are_the_scans_whatever_order_the_mail_arrived_in(eng
     run(engine, mbox(tmp_path, "years.mbox", *mail))
     monkeypatch.setattr(search_fts5, "WALK_FROM", 10)
     docs, _ = load(engine)
-    for text in ("alpha", "alpha beta", "-gamma alpha", "s:delta", "omega OR beta", '"alpha beta"'):
+    asked = ("alpha", "alpha beta", "-gamma alpha", "s:delta", "omega OR beta", '"alpha beta"', "beta d:2016..2018")
+    for text in (*asked, "alpha d:2019-03..2020-06-15"):
         tree = parse(text)
         expected = [
             doc.id for doc in sorted((d for d in docs if matches(d, tree)), key=lambda d: (d.date, d.id), reverse=True)
         ]
-        assert len(expected) >= 10, text  # walked
+        assert len(expected) >= 10, text  # walked (the last two between their dates)
         with engine.connect() as conn:
             for offset in range(0, len(expected) + 5, 4):
                 found = search.search(conn, tree, sort="date-desc", page=Page(5, offset), count_limit=10_000)
