@@ -104,12 +104,7 @@ class _Compiler:
         if isinstance(node, Not):
             return sa.not_(self.predicate(node.item))
         if isinstance(node, DateRange):
-            bounds = []
-            if node.start is not None:
-                bounds.append(backend.date >= node.start)
-            if node.end is not None:
-                bounds.append(backend.date < node.end)
-            return sa.and_(sa.true(), *bounds)
+            return sa.and_(sa.true(), *self.dated(node))
         if isinstance(node, Exact) and node.field == "m":
             return backend.message_id(node.value)
         if isinstance(node, Exact):
@@ -117,6 +112,15 @@ class _Compiler:
             # NOT (`-l:nowhere@x`) NULL again, which found no email instead of every one.
             return backend.list_id.in_(sa.select(mailing_lists.c.id).where(mailing_lists.c.name == node.value))
         raise TypeError(node)
+
+    def dated(self, node: DateRange) -> list[sa.ColumnElement]:
+        """The emails' dates within `node`, as conditions of the backend's rows."""
+        bounds = []
+        if node.start is not None:
+            bounds.append(self.backend.date >= node.start)
+        if node.end is not None:
+            bounds.append(self.backend.date < node.end)
+        return bounds
 
     def parts(self, tree: Node) -> tuple[list[Node], list[Node], list[Node]] | None:
         """(what the index finds, what it takes away, the rest) of the tree's top-level AND, or
@@ -143,6 +147,10 @@ def _statement(
         parts = [], [], list(tree.items if isinstance(tree, And) else (tree,))
     text, negated, rest = parts
     predicates = [compiler.predicate(item) for item in rest]
+    if walk:
+        # The walk begins and ends at the dates asked (each a facet of the match too): `d:2010
+        # gps` newest first walked the eleven later years' dates first.
+        predicates += [bound for item in text if isinstance(item, DateRange) for bound in compiler.dated(item)]
     return compiler.backend.statement(text, negated, predicates, list_id, sort, walk=walk, window=RANK_WINDOW)
 
 

@@ -8,14 +8,12 @@ index finds but cannot rank) reads and tests the emails instead."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from sathub.archive.search import facets
 from sathub.archive.search.expressions import facets_expression, fts_expression, has_words
-from sathub.archive.search.query import And, DateRange, Node
+from sathub.archive.search.query import And, Node
 from sathub.archive.store.listing import COUNT
 from sathub.archive.tables import PRIVATE, emails, mailing_lists
 
@@ -95,10 +93,6 @@ class SqliteSearch:
         expression = str(self.express(items[0] if len(items) == 1 else And(tuple(items))))
         if list_id is not None:
             expression = f"{expression} AND {facets_expression([facets.list_word(list_id)])}"
-        if walk:
-            # The walk begins and ends at the dates asked (each a facet of the match too): `d:2010
-            # gps` newest first walked the eleven later years' dates first.
-            predicates = [*predicates, *_dated(item for item in text if isinstance(item, DateRange))]
         return _indexed(expression, predicates, sort, walk=walk, window=window)
 
 
@@ -165,17 +159,6 @@ def _unindexed(predicates: list[sa.ColumnElement], list_id: int | None, sort: st
     order = (emails.c.id.desc(),) if sort == "arrival" else _by_date(sort)
     ids = sa.select(emails.c.id.label("id"), sa.null().label("score"), NO_TOTAL).select_from(source).where(*where)
     return ids.order_by(*order), count
-
-
-def _dated(ranges: Iterable[DateRange]) -> list[sa.ColumnElement]:
-    """The emails' dates within `ranges`, as predicates of `emails`."""
-    bounds = []
-    for within in ranges:
-        if within.start is not None:
-            bounds.append(emails.c.date >= within.start)
-        if within.end is not None:
-            bounds.append(emails.c.date < within.end)
-    return bounds
 
 
 def _by_date(sort: str) -> tuple:
